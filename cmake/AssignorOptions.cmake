@@ -1,0 +1,29 @@
+# Warning and sanitizer flags live on INTERFACE targets so that every project target opts in the
+# same way and nothing leaks into consumers of the installed package.
+add_library(assignor_warnings INTERFACE)
+target_compile_options(assignor_warnings INTERFACE -Wall -Wextra -Wpedantic -Wshadow -Wconversion
+  -Wno-sign-conversion)
+# GCC 12 reports false -Wrestrict positives inside libstdc++'s string concatenation at -O2/-O3
+# (GCC bug 105329); the warning says nothing about our code there.
+if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU" AND CMAKE_CXX_COMPILER_VERSION VERSION_LESS 13)
+  target_compile_options(assignor_warnings INTERFACE -Wno-restrict)
+endif()
+if(ASSIGNOR_WERROR)
+  target_compile_options(assignor_warnings INTERFACE -Werror)
+endif()
+
+add_library(assignor_sanitizers INTERFACE)
+if(ASSIGNOR_SANITIZE)
+  target_compile_options(assignor_sanitizers INTERFACE -fsanitize=address,undefined
+    -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
+  target_link_options(assignor_sanitizers INTERFACE -fsanitize=address,undefined)
+endif()
+
+# Plugins are MODULE libraries with hidden visibility: only the Boost.DLL entry point is exported.
+function(assignor_plugin_properties target)
+  set_target_properties(${target} PROPERTIES
+    PREFIX ""
+    CXX_VISIBILITY_PRESET hidden
+    VISIBILITY_INLINES_HIDDEN ON
+    LIBRARY_OUTPUT_DIRECTORY ${ASSIGNOR_PLUGIN_OUTPUT_DIRECTORY})
+endfunction()

@@ -1,0 +1,67 @@
+// high_availability: Kafka Streams' KIP-441 assignor.
+//
+// 1. Stateful actives are spread round the clients in task order, ignoring history, with per-client
+//    counts proportional to threads (the balanced placement Kafka reaches by round-robin plus
+//    pairwise rebalancing).
+// 2. num_standby_replicas standbys of every logged task go to the least-loaded clients that do not
+//    hold it.
+// 3. The SDK's warmup planning keeps every stateful active on a caught-up client when its target is
+//    not caught up (swapping with a caught-up standby first), leaves warmups on the targets within
+//    max_warmup_replicas, and moves standbys off not-caught-up clients the same way.
+// 4. Stateless tasks go, in task order, to the client with the lowest active tasks per thread.
+// 5. A probing rebalance is requested when any movement was deferred.
+#include <assignor/sdk.hpp>
+
+#include <vector>
+
+namespace {
+
+using namespace assignor;
+
+class HighAvailability final : public Strategy {
+ public:
+  explicit HighAvailability(const StrategyParams& params) { params.reject_unknown({}); }
+
+  Assignment assign(const AssignmentInput& in) override {
+    const Cluster& cluster = in.cluster;
+    AssignmentDraft draft(cluster, in.settings.num_standby_replicas);
+    if (cluster.client_count() == 0) return draft.finish(false);
+    spread_stateful_actives(cluster, draft);
+    place_standbys_least_loaded(cluster, draft);
+    const WarmupPlan plan = plan_warmups(cluster, in.settings, in.lags, draft);
+    fill_stateless_by_active_load(cluster, draft);
+    return draft.finish(plan.probing_rebalance_needed());
+  }
+
+ private:
+  // Round-robin over the clients in index order, skipping clients that reached their quota.
+  static void spread_stateful_actives(const Cluster& cluster, AssignmentDraft& draft) {
+    std::uint64_t stateful = 0;
+    for (const auto& t : cluster.tasks) stateful += t.stateful ? 1 : 0;
+    std::vector<std::uint32_t> room = proportional_quotas(cluster, stateful);
+    // A circular list of the clients that still have room, so each step is O(1) amortised.
+    const auto n = static_cast<ClientIndex>(cluster.client_count());
+    std::vector<ClientIndex> next(n);
+    for (ClientIndex c = 0; c < n; ++c) next[c] = (c + 1) % n;
+    ClientIndex prev = n - 1;
+    ClientIndex cur = 0;
+    for (TaskIndex t = 0; t < cluster.task_count(); ++t) {
+      if (!cluster.tasks[t].stateful) continue;
+      while (room[cur] == 0) {  // unlink full clients; some client has room while tasks remain
+        next[prev] = next[cur];
+        cur = next[cur];
+      }
+      draft.set_active(t, cur);
+      --room[cur];
+      prev = cur;
+      cur = next[cur];
+    }
+  }
+};
+
+}  // namespace
+
+ASSIGNOR_PLUGIN(HighAvailability, "high_availability", "1.0.0",
+                "Kafka Streams' KIP-441 assignor: balanced actives kept on caught-up clients through "
+                "warmups and probing rebalances",
+                assignor::kCapabilityHighAvailability)

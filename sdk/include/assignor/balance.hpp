@@ -1,0 +1,59 @@
+// Balancing helpers that strategies share: capacity-weighted least-loaded choice, proportional
+// quotas, standby placement and stateless fill.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <span>
+#include <vector>
+
+#include "assignor/assignment.hpp"
+#include "assignor/model.hpp"
+
+namespace assignor {
+
+// Clients ordered by load = count / threads (exact), ties by client index. O(log n) per update.
+class LoadQueue {
+ public:
+  LoadQueue(std::vector<std::uint32_t> threads, std::vector<std::uint32_t> counts);
+
+  bool empty() const noexcept { return order_.empty(); }
+  ClientIndex least() const noexcept { return *order_.begin(); }
+  // The least-loaded client satisfying `ok`, or kNoClient. Walks up from the least loaded.
+  template <class Pred>
+  ClientIndex least_where(Pred&& ok) const {
+    for (ClientIndex c : order_) {
+      if (ok(c)) return c;
+    }
+    return kNoClient;
+  }
+  void add(ClientIndex c, std::int64_t delta);
+  std::uint32_t count(ClientIndex c) const noexcept { return counts_[c]; }
+
+ private:
+  struct ByLoad {
+    const LoadQueue* q;
+    bool operator()(ClientIndex a, ClientIndex b) const noexcept;
+  };
+  std::vector<std::uint32_t> threads_;
+  std::vector<std::uint32_t> counts_;
+  std::set<ClientIndex, ByLoad> order_;
+};
+
+std::vector<std::uint32_t> client_threads(const Cluster& cluster);
+
+// Splits `total` tasks over clients in proportion to their threads (highest-averages method: each
+// next task goes to the client with the lowest (count + 1) / threads, ties by client index). The
+// result is balanced: no client could give a task to another and lower the larger per-thread load.
+std::vector<std::uint32_t> proportional_quotas(const Cluster& cluster, std::uint64_t total);
+
+// Places num_standby_replicas standbys of every task with a logged store, in task order, each on
+// the least-loaded client (active + standby + warmup per thread) that does not hold the task.
+// Returns the number of standbys that could not be placed (too few clients).
+std::uint64_t place_standbys_least_loaded(const Cluster& cluster, AssignmentDraft& draft);
+
+// Gives every stateless task without an active, in task order, to the client with the lowest
+// active tasks per thread (ties by client index).
+void fill_stateless_by_active_load(const Cluster& cluster, AssignmentDraft& draft);
+
+}  // namespace assignor

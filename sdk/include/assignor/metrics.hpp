@@ -1,0 +1,32 @@
+// Quality figures of an assignment (DESIGN section 4.5), computed the same way for every strategy.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "assignor/assignment.hpp"
+#include "assignor/lags.hpp"
+#include "assignor/model.hpp"
+#include "assignor/settings.hpp"
+
+namespace assignor {
+
+struct Metrics {
+  std::uint64_t active_moves = 0;       // tasks whose active differs from the previous active client
+  std::uint64_t restoring_actives = 0;  // stateful actives not caught up while a caught-up client exists
+  std::uint64_t cold_actives = 0;       // stateful actives on a client that is not caught up
+  std::uint64_t warmups = 0;
+  std::uint64_t standbys = 0;
+  std::uint64_t standby_shortfall = 0;  // standbys wanted (num_standby_replicas per logged task) but absent
+  double active_load_spread = 0;        // max - min of active tasks per thread
+  double total_load_spread = 0;         // same for active + standby + warmup
+  std::uint64_t max_subtopology_skew = 0;  // max over sub-topologies of (max - min actives on a client)
+  std::optional<std::uint64_t> cross_rack_traffic;  // only when racks are given
+  std::uint64_t restore_offsets = 0;    // offsets to restore before the cold actives can process
+};
+
+// `assignment` must be valid (see validate()).
+Metrics compute_metrics(const Cluster& cluster, const AssignmentSettings& settings,
+                        const LagModel& lags, const Assignment& assignment);
+
+}  // namespace assignor

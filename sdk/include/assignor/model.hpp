@@ -1,0 +1,107 @@
+// The cluster state a strategy assigns: tasks, clients and what each client reported.
+//
+// Strings live only at the edges. Tasks are stored sorted by TaskId and clients sorted by id, so a
+// TaskIndex or ClientIndex is both a dense array index and the tie-breaking order that the contract
+// asks for ("ties by client id", "in task order"). Per-task and per-client data are flat vectors.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "assignor/task_id.hpp"
+
+namespace assignor {
+
+using TaskIndex = std::uint32_t;
+using ClientIndex = std::uint32_t;
+using RackIndex = std::uint32_t;
+
+inline constexpr ClientIndex kNoClient = std::numeric_limits<ClientIndex>::max();
+inline constexpr RackIndex kNoRack = std::numeric_limits<RackIndex>::max();
+
+// Offset sum a client reports for a task it is running right now ("running, fully caught up").
+inline constexpr std::int64_t kRunningOffsetSum = -2;
+
+struct Store {
+  std::string name;
+  bool logged = true;
+  std::int64_t changelog_end_offset = 0;  // meaningful only when logged
+};
+
+// One input partition of a task and the racks holding its replicas (rack awareness).
+struct PartitionRef {
+  std::string topic;
+  std::int32_t partition = 0;
+  std::vector<RackIndex> racks;  // indices into Cluster::racks, sorted, unique
+};
+
+struct Task {
+  TaskId id;
+  std::vector<Store> stores;
+  double weight = 1.0;
+  std::vector<PartitionRef> partitions;
+
+  // Derived by Cluster::finalize().
+  std::int64_t end_offset_sum = 0;  // sum over logged stores; pinned at INT64_MAX on overflow
+  bool stateful = false;            // has at least one store
+  bool has_logged_store = false;    // has a changelog: gets standbys and warmups
+};
+
+struct OffsetSum {
+  TaskIndex task;
+  std::int64_t sum;  // kRunningOffsetSum for a running active
+};
+
+struct ThreadHistory {
+  std::string name;
+  std::vector<TaskIndex> previous_active;   // sorted
+  std::vector<TaskIndex> previous_standby;  // sorted
+};
+
+struct Client {
+  std::string id;
+  std::uint32_t threads = 1;
+  RackIndex rack = kNoRack;
+  std::map<std::string, std::string> tags;
+  std::vector<TaskIndex> previous_active;   // sorted
+  std::vector<TaskIndex> previous_standby;  // sorted
+  std::vector<OffsetSum> offset_sums;       // sorted by task, one entry per task
+  std::vector<ThreadHistory> threads_history;  // optional per-thread previous ownership
+};
+
+struct Cluster {
+  bool end_offsets_known = true;
+  std::vector<Task> tasks;      // sorted by id
+  std::vector<Client> clients;  // sorted by id
+  std::vector<std::string> racks;  // rack names, indexed by RackIndex
+
+  std::size_t task_count() const noexcept { return tasks.size(); }
+  std::size_t client_count() const noexcept { return clients.size(); }
+  std::uint64_t total_threads() const noexcept;
+  bool has_racks() const noexcept;  // every client has a rack and some task has partition racks
+
+  // Index lookups by name (binary search over the sorted vectors); nullopt when absent.
+  std::optional<TaskIndex> find_task(TaskId id) const noexcept;
+  std::optional<ClientIndex> find_client(std::string_view id) const noexcept;
+
+  // Previous active owner of each task (kNoClient when none), computed by finalize().
+  std::span<const ClientIndex> previous_active_owner() const noexcept { return previous_owner_; }
+
+  // Sorts tasks and clients, remaps every TaskIndex and RackIndex, and computes derived fields.
+  // Builders (the host's readers, generators, tests) call it once after filling the vectors with
+  // indices that refer to the vectors' order at the time of the call. Throws std::invalid_argument
+  // when the data breaks an invariant the readers are supposed to have checked (duplicate ids, two
+  // previous active owners of one task, indices out of range).
+  void finalize();
+
+ private:
+  std::vector<ClientIndex> previous_owner_;
+};
+
+}  // namespace assignor

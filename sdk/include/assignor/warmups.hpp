@@ -1,0 +1,38 @@
+// Warmup planning (KIP-441) for any strategy: keep stateful actives available while moving them.
+//
+// Given a draft whose actives are the *target* placement, plan_warmups() walks every stateful active
+// whose target client is not caught up while a better client exists and, most constrained task
+// first (fewest caught-up clients, then task order):
+//   a. swaps roles with the least-loaded caught-up standby holder (costs no warmup), else
+//   b. gives the active to the least-loaded caught-up client and leaves a warmup on the target, if
+//      the warmup budget (max_warmup_replicas) allows, else
+//   c. when nobody is caught up, gives it to the most caught-up client ahead of the target (swapping
+//      with its standby if it holds one), with a warmup on the target if the budget allows.
+// Then (optionally) standbys on not-caught-up clients move to caught-up clients the same way.
+// Any movement means the target is not reached yet: a probing rebalance is needed.
+#pragma once
+
+#include <cstdint>
+
+#include "assignor/assignment.hpp"
+#include "assignor/lags.hpp"
+#include "assignor/settings.hpp"
+
+namespace assignor {
+
+struct WarmupPlanOptions {
+  bool move_standbys = true;  // also move standbys off not-caught-up clients (Kafka's HA does)
+};
+
+struct WarmupPlan {
+  std::uint32_t active_movements = 0;   // actives kept away from their target
+  std::uint32_t standby_movements = 0;  // standbys moved to a more caught-up client
+  std::uint32_t warmups_placed = 0;
+  bool probing_rebalance_needed() const noexcept { return active_movements + standby_movements > 0; }
+};
+
+WarmupPlan plan_warmups(const Cluster& cluster, const AssignmentSettings& settings,
+                        const LagModel& lags, AssignmentDraft& draft,
+                        const WarmupPlanOptions& options = {});
+
+}  // namespace assignor

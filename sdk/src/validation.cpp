@@ -1,0 +1,142 @@
+#include "assignor/validation.hpp"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+namespace assignor {
+
+std::string_view to_string(ValidationErrorKind kind) noexcept {
+  switch (kind) {
+    case ValidationErrorKind::unknown_task: return "unknown_task";
+    case ValidationErrorKind::unknown_client: return "unknown_client";
+    case ValidationErrorKind::missing_client: return "missing_client";
+    case ValidationErrorKind::active_assigned_multiple_times: return "active_assigned_multiple_times";
+    case ValidationErrorKind::invalid_standby: return "invalid_standby";
+    case ValidationErrorKind::task_without_active: return "task_without_active";
+    case ValidationErrorKind::two_roles_on_one_client: return "two_roles_on_one_client";
+    case ValidationErrorKind::duplicate_standby: return "duplicate_standby";
+    case ValidationErrorKind::standby_budget_exceeded: return "standby_budget_exceeded";
+    case ValidationErrorKind::warmup_budget_exceeded: return "warmup_budget_exceeded";
+  }
+  return "unknown";
+}
+
+namespace {
+
+const char* role_name(Role r) {
+  switch (r) {
+    case Role::active: return "active";
+    case Role::standby: return "standby";
+    case Role::warmup: return "warmup";
+    case Role::none: break;
+  }
+  return "none";
+}
+
+}  // namespace
+
+std::vector<ValidationError> validate(const Cluster& cluster, const AssignmentSettings& settings,
+                                      const Assignment& assignment) {
+  std::vector<ValidationError> errors;
+  const std::size_t n_tasks = cluster.task_count();
+  const std::size_t n_clients = cluster.client_count();
+  auto task_name = [&](TaskIndex t) { return to_string(cluster.tasks[t].id); };
+  auto client_name = [&](ClientIndex c) { return "'" + cluster.clients[c].id + "'"; };
+
+  // Every (task, client, role) that resolves; the rest are unknown_* errors.
+  struct Held {
+    TaskIndex task;
+    ClientIndex client;
+    Role role;
+  };
+  std::vector<Held> held;
+  held.reserve(assignment.actives.size() + assignment.standbys.size() + assignment.warmups.size());
+  auto collect = [&](const std::vector<Placement>& list, Role role) {
+    for (const auto& p : list) {
+      if (p.task >= n_tasks) {
+        errors.push_back({ValidationErrorKind::unknown_task, p.task, p.client,
+                          fmt::format("{} placement of unknown task index {}", role_name(role), p.task)});
+        continue;
+      }
+      if (p.client >= n_clients) {
+        errors.push_back({ValidationErrorKind::unknown_client, p.task, p.client,
+                          fmt::format("task {}: {} on unknown client index {}", task_name(p.task),
+                                      role_name(role), p.client)});
+        continue;
+      }
+      held.push_back({p.task, p.client, role});
+    }
+  };
+  collect(assignment.actives, Role::active);
+  collect(assignment.standbys, Role::standby);
+  collect(assignment.warmups, Role::warmup);
+
+  std::sort(held.begin(), held.end(), [](const Held& a, const Held& b) {
+    if (a.task != b.task) return a.task < b.task;
+    if (a.client != b.client) return a.client < b.client;
+    return a.role < b.role;
+  });
+
+  std::size_t i = 0;
+  for (TaskIndex t = 0; t < n_tasks; ++t) {
+    const Task& task = cluster.tasks[t];
+    std::size_t actives = 0;
+    std::size_t standbys = 0;
+    std::vector<ClientIndex> active_clients;
+    const std::size_t first = i;
+    for (; i < held.size() && held[i].task == t; ++i) {
+      const Held& h = held[i];
+      if (h.role == Role::active) {
+        ++actives;
+        active_clients.push_back(h.client);
+      } else {
+        if (h.role == Role::standby) ++standbys;
+        if (!task.has_logged_store) {
+          errors.push_back({ValidationErrorKind::invalid_standby, t, h.client,
+                            fmt::format("task {} has no logged store but has a {} on client {}",
+                                        task_name(t), role_name(h.role), client_name(h.client))});
+        }
+      }
+      // Same client as the previous entry of this task: a duplicate or a second role.
+      if (i > first && held[i - 1].client == h.client) {
+        if (held[i - 1].role == h.role && h.role != Role::active) {
+          errors.push_back({ValidationErrorKind::duplicate_standby, t, h.client,
+                            fmt::format("task {}: {} listed twice on client {}", task_name(t),
+                                        role_name(h.role), client_name(h.client))});
+        } else if (held[i - 1].role != h.role) {
+          errors.push_back({ValidationErrorKind::two_roles_on_one_client, t, h.client,
+                            fmt::format("task {}: client {} holds it as {} and as {}", task_name(t),
+                                        client_name(h.client), role_name(held[i - 1].role),
+                                        role_name(h.role))});
+        }
+      }
+    }
+    if (actives == 0) {
+      errors.push_back({ValidationErrorKind::task_without_active, t, kNoClient,
+                        fmt::format("task {} has no active client", task_name(t))});
+    } else if (actives > 1) {
+      std::string names;
+      for (ClientIndex c : active_clients) names += (names.empty() ? "" : ", ") + client_name(c);
+      errors.push_back({ValidationErrorKind::active_assigned_multiple_times, t, active_clients[1],
+                        fmt::format("task {} is active {} times (clients {})", task_name(t), actives,
+                                    names)});
+    }
+    if (task.has_logged_store && standbys > settings.num_standby_replicas) {
+      errors.push_back({ValidationErrorKind::standby_budget_exceeded, t, kNoClient,
+                        fmt::format("task {} has {} standbys, num_standby_replicas is {}",
+                                    task_name(t), standbys, settings.num_standby_replicas)});
+    }
+  }
+
+  std::size_t warmups = 0;
+  for (const auto& h : held) warmups += h.role == Role::warmup ? 1 : 0;
+  if (warmups > settings.max_warmup_replicas) {
+    errors.push_back({ValidationErrorKind::warmup_budget_exceeded, static_cast<TaskIndex>(-1),
+                      kNoClient,
+                      fmt::format("{} warmups placed, max_warmup_replicas is {}", warmups,
+                                  settings.max_warmup_replicas)});
+  }
+  return errors;
+}
+
+}  // namespace assignor

@@ -1,0 +1,136 @@
+#include "assignor/warmups.hpp"
+
+#include <algorithm>
+#include <vector>
+
+namespace assignor {
+
+namespace {
+
+// Least loaded by (active + standby + warmup) / threads, ties by client index; kNoClient if none.
+template <class Range, class Pred>
+ClientIndex least_loaded(const AssignmentDraft& draft, const Range& clients, Pred&& ok) {
+  ClientIndex best = kNoClient;
+  for (ClientIndex c : clients) {
+    if (!ok(c)) continue;
+    if (best == kNoClient) {
+      best = c;
+      continue;
+    }
+    const int cmp = compare_load(draft.total_count(c), draft.threads(c), draft.total_count(best),
+                                 draft.threads(best));
+    if (cmp < 0 || (cmp == 0 && c < best)) best = c;
+  }
+  return best;
+}
+
+// The first client in rank order that ranks strictly ahead of `target` and satisfies `ok`.
+template <class Pred>
+ClientIndex most_caught_up_ahead_of(const LagModel& lags, TaskIndex t, ClientIndex target, Pred&& ok) {
+  const Lag target_lag = lags.lag(t, target);
+  for (ClientIndex c : lags.ranked(t)) {
+    if (c == target) return kNoClient;
+    if (!less_lag(lags.lag(t, c), target_lag)) return kNoClient;
+    if (ok(c)) return c;
+  }
+  return kNoClient;
+}
+
+}  // namespace
+
+WarmupPlan plan_warmups(const Cluster& cluster, const AssignmentSettings& settings,
+                        const LagModel& lags, AssignmentDraft& draft,
+                        const WarmupPlanOptions& options) {
+  WarmupPlan plan;
+  std::uint32_t budget = settings.max_warmup_replicas > draft.warmup_total()
+                             ? settings.max_warmup_replicas - draft.warmup_total()
+                             : 0;
+  auto take_warmup = [&](TaskIndex t, ClientIndex c) {
+    if (budget == 0 || !cluster.tasks[t].has_logged_store) return;
+    --budget;
+    draft.add_warmup(t, c);
+    ++plan.warmups_placed;
+  };
+
+  // Actives whose target is not caught up while a strictly better client exists.
+  struct Movement {
+    std::size_t caught_up;
+    TaskIndex task;
+  };
+  std::vector<Movement> movements;
+  for (TaskIndex t = 0; t < cluster.task_count(); ++t) {
+    if (!cluster.tasks[t].stateful || lags.everyone_caught_up(t)) continue;
+    const ClientIndex target = draft.active(t);
+    if (target == kNoClient || lags.caught_up(t, target)) continue;
+    const auto ranked = lags.ranked(t);
+    if (ranked.begin() == ranked.end()) continue;
+    if (!less_lag(lags.lag(t, *ranked.begin()), lags.lag(t, target))) continue;
+    movements.push_back({lags.caught_up_count(t), t});
+  }
+  // Scarcely caught-up tasks first, then task order.
+  std::sort(movements.begin(), movements.end(), [](const Movement& a, const Movement& b) {
+    return a.caught_up != b.caught_up ? a.caught_up < b.caught_up : a.task < b.task;
+  });
+
+  for (const Movement& m : movements) {
+    const TaskIndex t = m.task;
+    const ClientIndex target = draft.active(t);
+    const auto caught_up = lags.caught_up_clients(t);
+    // a. A caught-up standby holder swaps roles with the target: no warmup spent.
+    ClientIndex source = least_loaded(draft, caught_up, [&](ClientIndex c) {
+      return draft.role(t, c) == Role::standby;
+    });
+    if (source != kNoClient) {
+      draft.swap_roles(t, source, target);
+      ++plan.active_movements;
+      continue;
+    }
+    // b. Any caught-up client takes the active; the target warms up if the budget allows.
+    source = least_loaded(draft, caught_up, [&](ClientIndex c) { return !draft.holds(t, c); });
+    if (source == kNoClient) {
+      // A caught-up client holding a warmup (placed earlier) can take the active too.
+      source = least_loaded(draft, caught_up, [&](ClientIndex c) { return draft.role(t, c) == Role::warmup; });
+      if (source != kNoClient) draft.remove_warmup(t, source);
+    }
+    if (source == kNoClient) {
+      // c. Nobody is caught up: the most caught-up client ahead of the target.
+      source = most_caught_up_ahead_of(lags, t, target, [&](ClientIndex c) {
+        const Role r = draft.role(t, c);
+        return r == Role::none || r == Role::standby;
+      });
+      if (source == kNoClient) continue;  // nobody better that can take it
+      if (draft.role(t, source) == Role::standby) {
+        draft.swap_roles(t, source, target);
+        ++plan.active_movements;
+        continue;
+      }
+    }
+    draft.set_active(t, source);
+    take_warmup(t, target);
+    ++plan.active_movements;
+  }
+
+  if (!options.move_standbys) return plan;
+
+  // Standbys on a not-caught-up client while a more caught-up client could hold them.
+  for (TaskIndex t = 0; t < cluster.task_count(); ++t) {
+    if (!cluster.tasks[t].has_logged_store || lags.everyone_caught_up(t)) continue;
+    const auto slots = draft.standby_slots(t);
+    std::vector<ClientIndex> holders(slots.begin(), slots.end());
+    for (ClientIndex holder : holders) {
+      if (holder == kNoClient || lags.caught_up(t, holder)) continue;
+      ClientIndex source = least_loaded(draft, lags.caught_up_clients(t),
+                                        [&](ClientIndex c) { return !draft.holds(t, c); });
+      if (source == kNoClient)
+        source = most_caught_up_ahead_of(lags, t, holder, [&](ClientIndex c) { return !draft.holds(t, c); });
+      if (source == kNoClient) continue;
+      draft.remove_standby(t, holder);
+      draft.add_standby(t, source);
+      take_warmup(t, holder);
+      ++plan.standby_movements;
+    }
+  }
+  return plan;
+}
+
+}  // namespace assignor

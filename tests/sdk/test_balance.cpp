@@ -1,0 +1,85 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "assignor/balance.hpp"
+#include "cluster_builder.hpp"
+
+namespace assignor {
+namespace {
+
+using testing::ClusterBuilder;
+using ::testing::ElementsAre;
+
+TEST(ProportionalQuotas, FollowThreads) {
+  const Cluster c = ClusterBuilder().client("a", 1).client("b", 2).client("c", 3).build();
+  EXPECT_THAT(proportional_quotas(c, 6), ElementsAre(1, 2, 3));
+  EXPECT_THAT(proportional_quotas(c, 0), ElementsAre(0, 0, 0));
+}
+
+TEST(ProportionalQuotas, RemainderGoesToLowestNextLoadThenClientOrder) {
+  const Cluster c = ClusterBuilder().client("a", 1).client("b", 1).client("c", 1).build();
+  EXPECT_THAT(proportional_quotas(c, 7), ElementsAre(3, 2, 2));
+  EXPECT_THAT(proportional_quotas(c, 2), ElementsAre(1, 1, 0));
+}
+
+TEST(ProportionalQuotas, AreBalancedForManyShapes) {
+  // No client may give one task to another and lower the larger per-thread load.
+  for (std::uint32_t total = 0; total < 60; ++total) {
+    const Cluster c = ClusterBuilder().client("a", 1).client("b", 4).client("c", 3).client("d", 7).build();
+    const auto q = proportional_quotas(c, total);
+    std::uint64_t sum = 0;
+    for (auto x : q) sum += x;
+    ASSERT_EQ(sum, total);
+    for (ClientIndex i = 0; i < 4; ++i)
+      for (ClientIndex j = 0; j < 4; ++j)
+        if (q[i] > 0) {
+          EXPECT_LE(compare_load(q[i], c.clients[i].threads, q[j] + 1, c.clients[j].threads), 0)
+              << "total " << total << " clients " << i << "," << j;
+        }
+  }
+}
+
+TEST(LoadQueue, OrdersByLoadPerThreadThenIndex) {
+  LoadQueue q({1, 2, 2}, {1, 1, 2});
+  EXPECT_EQ(q.least(), 1u);  // 0.5 < 1 == 1
+  q.add(1, 2);               // b: 1.5
+  EXPECT_EQ(q.least(), 0u);  // a 1, c 1: tie by index
+  EXPECT_EQ(q.least_where([](ClientIndex c) { return c != 0; }), 2u);
+  EXPECT_EQ(q.least_where([](ClientIndex) { return false; }), kNoClient);
+}
+
+TEST(Standbys, LeastLoadedClientsWithoutTheTask) {
+  const Cluster c = ClusterBuilder()
+                        .stateful("0_0", 10).stateful("0_1", 10).stateless("1_0")
+                        .client("a").client("b").client("c")
+                        .build();
+  AssignmentDraft d(c, 1);
+  d.set_active(0, 0);
+  d.set_active(1, 0);
+  d.set_active(2, 1);
+  EXPECT_EQ(place_standbys_least_loaded(c, d), 0u);
+  EXPECT_EQ(d.role(0, 2), Role::standby);  // c is empty
+  EXPECT_EQ(d.role(1, 1), Role::standby);  // then b(1) and c(1) tie: the lower index wins
+}
+
+TEST(Standbys, ShortfallWhenTooFewClients) {
+  const Cluster c = ClusterBuilder().stateful("0_0", 10).client("only").build();
+  AssignmentDraft d(c, 2);
+  d.set_active(0, 0);
+  EXPECT_EQ(place_standbys_least_loaded(c, d), 2u);
+  EXPECT_EQ(d.standby_count(0), 0u);
+}
+
+TEST(Stateless, FillToLowestActiveLoadPerThread) {
+  const Cluster c = ClusterBuilder()
+                        .stateless("0_0").stateless("0_1").stateless("0_2").stateless("0_3")
+                        .client("a", 1).client("b", 3)
+                        .build();
+  AssignmentDraft d(c, 0);
+  fill_stateless_by_active_load(c, d);
+  EXPECT_EQ(d.active_count(0), 1u);
+  EXPECT_EQ(d.active_count(1), 3u);
+}
+
+}  // namespace
+}  // namespace assignor

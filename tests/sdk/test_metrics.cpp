@@ -1,0 +1,72 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "assignor/metrics.hpp"
+#include "cluster_builder.hpp"
+
+namespace assignor {
+namespace {
+
+using testing::ClusterBuilder;
+
+TEST(Metrics, HandCheckedExample) {
+  AssignmentSettings s;
+  s.acceptable_recovery_lag = 100;
+  s.num_standby_replicas = 1;
+  // a (2 threads) ran 0_0 and 0_1; b caught up on 0_1 only; c is new.
+  const Cluster c = ClusterBuilder()
+                        .stateful("0_0", 5000).stateful("0_1", 5000).stateless("1_0").stateless("1_1")
+                        .client("a", 2).previous_active({"0_0", "0_1"}).offsets({{"0_0", -2}, {"0_1", -2}})
+                        .client("b", 1).offsets({{"0_1", 4950}})
+                        .client("c", 1)
+                        .build();
+  const LagModel lags(c, s);
+  Assignment a;
+  a.actives = {{0, 2} /*0_0 on c: cold, restoring, 5000 to restore*/, {1, 1} /*0_1 on b: caught up*/,
+               {2, 0}, {3, 0}};
+  a.standbys = {{0, 0}};  // 0_1 has no standby: shortfall 1
+  a.warmups = {{1, 2}};
+  const Metrics m = compute_metrics(c, s, lags, a);
+  EXPECT_EQ(m.active_moves, 2u);
+  EXPECT_EQ(m.cold_actives, 1u);
+  EXPECT_EQ(m.restoring_actives, 1u);
+  EXPECT_EQ(m.restore_offsets, 5000u);
+  EXPECT_EQ(m.standbys, 1u);
+  EXPECT_EQ(m.warmups, 1u);
+  EXPECT_EQ(m.standby_shortfall, 1u);
+  EXPECT_DOUBLE_EQ(m.active_load_spread, 0.0);  // a 2/2, b 1/1, c 1/1
+  EXPECT_DOUBLE_EQ(m.total_load_spread, 1.0);   // a 3/2, b 1, c 2
+  EXPECT_EQ(m.max_subtopology_skew, 2u);        // sub-topology 1: a 2, b 0
+  EXPECT_FALSE(m.cross_rack_traffic.has_value());
+}
+
+TEST(Metrics, ColdButNotRestoringWhenNobodyIsCaughtUp) {
+  const Cluster c = ClusterBuilder().stateful("0_0", 50000).client("a").client("b").build();
+  const LagModel lags(c, AssignmentSettings{});
+  Assignment a;
+  a.actives = {{0, 1}};
+  const Metrics m = compute_metrics(c, AssignmentSettings{}, lags, a);
+  EXPECT_EQ(m.cold_actives, 1u);
+  EXPECT_EQ(m.restoring_actives, 0u);
+  EXPECT_EQ(m.restore_offsets, 50000u);
+  EXPECT_EQ(m.active_moves, 0u);  // no previous owner
+}
+
+TEST(Metrics, CrossRackTrafficCountsPartitionsOutsideTheClientsRack) {
+  Task t;
+  t.id = {0, 0};
+  t.partitions = {{"orders", 0, {0}}, {"orders", 1, {1}}, {"orders", 2, {0, 1}}};
+  ClusterBuilder b;
+  b.task(t).client("a").rack("r1").client("b").rack("r2");
+  Cluster c = b.build();
+  // Partition racks refer to rack indices 0 (r1) and 1 (r2), as the builder created them.
+  const LagModel lags(c, AssignmentSettings{});
+  Assignment a;
+  a.actives = {{0, 0}};
+  const Metrics m = compute_metrics(c, AssignmentSettings{}, lags, a);
+  ASSERT_TRUE(m.cross_rack_traffic.has_value());
+  EXPECT_EQ(*m.cross_rack_traffic, 1u);  // partition 1 lives only in r2
+}
+
+}  // namespace
+}  // namespace assignor

@@ -1,0 +1,59 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "assignor/model.hpp"
+#include "assignor/task_id.hpp"
+#include "cluster_builder.hpp"
+
+namespace assignor {
+namespace {
+
+using testing::ClusterBuilder;
+
+TEST(TaskId, ParsesAndOrdersBySubtopologyThenPartition) {
+  EXPECT_EQ(parse_task_id("3_17"), (TaskId{3, 17}));
+  EXPECT_LT((TaskId{1, 10}), (TaskId{2, 0}));
+  EXPECT_LT((TaskId{1, 2}), (TaskId{1, 10}));
+  EXPECT_EQ(to_string(TaskId{12, 0}), "12_0");
+}
+
+TEST(TaskId, RejectsMalformedIds) {
+  for (const char* bad : {"", "_", "1_", "_1", "1-2", "a_1", "1_b", "-1_0", "1_-0", "+1_0", "1_2_3",
+                          " 1_2", "1_2 ", "99999999999_0"})
+    EXPECT_FALSE(parse_task_id(bad).has_value()) << bad;
+}
+
+TEST(Cluster, FinalizeSortsTasksAndClientsAndRemapsIndices) {
+  const Cluster c = ClusterBuilder()
+                        .stateful("1_0", 10).stateless("0_10").stateless("0_2")
+                        .client("zeta").previous_active({"1_0"})
+                        .client("alpha").previous_active({"0_10", "0_2"})
+                        .build();
+  ASSERT_EQ(c.tasks.size(), 3u);
+  EXPECT_EQ(to_string(c.tasks[0].id), "0_2");
+  EXPECT_EQ(to_string(c.tasks[1].id), "0_10");
+  EXPECT_EQ(to_string(c.tasks[2].id), "1_0");
+  EXPECT_EQ(c.clients[0].id, "alpha");
+  EXPECT_EQ(c.clients[0].previous_active, (std::vector<TaskIndex>{0, 1}));
+  EXPECT_EQ(c.clients[1].previous_active, (std::vector<TaskIndex>{2}));
+  EXPECT_EQ(c.previous_active_owner()[2], 1u);
+  EXPECT_EQ(c.find_client("zeta"), 1u);
+  EXPECT_FALSE(c.find_client("nobody").has_value());
+}
+
+TEST(Cluster, FinalizeRejectsTwoPreviousActiveOwners) {
+  EXPECT_THROW(ClusterBuilder()
+                   .stateless("0_0")
+                   .client("a").previous_active({"0_0"})
+                   .client("b").previous_active({"0_0"})
+                   .build(),
+               std::invalid_argument);
+}
+
+TEST(Cluster, FinalizeRejectsDuplicateIds) {
+  EXPECT_THROW(ClusterBuilder().stateless("0_0").stateless("0_0").client("a").build(), std::invalid_argument);
+  EXPECT_THROW(ClusterBuilder().stateless("0_0").client("a").client("a").build(), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace assignor

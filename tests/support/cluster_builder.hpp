@@ -1,0 +1,56 @@
+// Builds clusters in tests by id, the way a cluster file would describe them.
+//
+//   Cluster c = ClusterBuilder()
+//                   .stateful("0_0", 1000)
+//                   .client("a", 1).previous_active({"0_0"}).offsets({{"0_0", -2}})
+//                   .build();
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "assignor/assignment.hpp"
+#include "assignor/model.hpp"
+
+namespace assignor::testing {
+
+class ClusterBuilder {
+ public:
+  ClusterBuilder& stateful(const std::string& id, std::int64_t end_offset);
+  ClusterBuilder& nonlogged(const std::string& id);
+  ClusterBuilder& mixed(const std::string& id, std::int64_t end_offset);  // logged + non-logged store
+  ClusterBuilder& stateless(const std::string& id);
+  ClusterBuilder& task(Task task);
+  ClusterBuilder& end_offsets_unknown();
+
+  ClusterBuilder& client(const std::string& id, std::uint32_t threads = 1);
+  // The following apply to the last client added.
+  ClusterBuilder& previous_active(const std::vector<std::string>& tasks);
+  ClusterBuilder& previous_standby(const std::vector<std::string>& tasks);
+  ClusterBuilder& offsets(const std::vector<std::pair<std::string, std::int64_t>>& sums);
+  ClusterBuilder& rack(const std::string& rack);
+
+  Cluster build() const;
+
+ private:
+  struct PendingClient {
+    std::string id;
+    std::uint32_t threads;
+    std::string rack;
+    std::vector<std::string> previous_active, previous_standby;
+    std::vector<std::pair<std::string, std::int64_t>> offsets;
+  };
+  std::vector<Task> tasks_;
+  std::vector<PendingClient> clients_;
+  bool end_offsets_known_ = true;
+};
+
+// "c1" -> sorted task ids it holds in a role, for readable assertions.
+std::vector<std::string> actives_of(const Cluster& cluster, const Assignment& a, const std::string& client);
+std::vector<std::string> standbys_of(const Cluster& cluster, const Assignment& a, const std::string& client);
+std::vector<std::string> warmups_of(const Cluster& cluster, const Assignment& a, const std::string& client);
+// The client id running a task actively ("" when none).
+std::string active_client_of(const Cluster& cluster, const Assignment& a, const std::string& task);
+
+}  // namespace assignor::testing
