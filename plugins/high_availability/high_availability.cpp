@@ -4,7 +4,7 @@
 //    counts proportional to threads (the balanced placement Kafka reaches by round-robin plus
 //    pairwise rebalancing).
 // 2. num_standby_replicas standbys of every logged task go to the least-loaded clients that do not
-//    hold it.
+//    hold it, then move from the most to the least loaded clients while that lowers the spread.
 // 3. The SDK's warmup planning keeps every stateful active on a caught-up client when its target is
 //    not caught up (swapping with a caught-up standby first), leaves warmups on the targets within
 //    max_warmup_replicas, and moves standbys off not-caught-up clients the same way.
@@ -28,6 +28,7 @@ class HighAvailability final : public Strategy {
     if (cluster.client_count() == 0) return draft.finish(false);
     spread_stateful_actives(cluster, draft);
     place_standbys_least_loaded(cluster, draft);
+    balance_standbys(cluster, draft);
     const WarmupPlan plan = plan_warmups(cluster, in.settings, in.lags, draft);
     fill_stateless_by_active_load(cluster, draft);
     return draft.finish(plan.probing_rebalance_needed());

@@ -83,3 +83,34 @@ TEST(Stateless, FillToLowestActiveLoadPerThread) {
 
 }  // namespace
 }  // namespace assignor
+
+namespace assignor {
+namespace {
+
+TEST(Standbys, BalancingEvensOutWhatGreedyPlacementLeavesUneven) {
+  ClusterBuilder b;
+  for (int p = 0; p < 8; ++p) b.stateful("0_" + std::to_string(p), 10);
+  b.client("a").client("b").client("c").client("d");
+  const Cluster c = b.build();
+  AssignmentDraft d(c, 2);
+  for (TaskIndex t = 0; t < 8; ++t) d.set_active(t, t % 4);
+  place_standbys_least_loaded(c, d);
+  balance_standbys(c, d);
+  for (ClientIndex i = 0; i < 4; ++i) EXPECT_EQ(d.total_count(i), 6u) << c.clients[i].id;
+  for (TaskIndex t = 0; t < 8; ++t) EXPECT_EQ(d.standby_count(t), 2u);
+}
+
+TEST(Standbys, BalancingNeverMovesAStandbyOntoAClientHoldingTheTask) {
+  // b holds both tasks as active; a holds both standbys and is heavier, but cannot give them to b.
+  const Cluster c = ClusterBuilder().stateful("0_0", 10).stateful("0_1", 10).client("a").client("b").build();
+  AssignmentDraft d(c, 1);
+  d.set_active(0, 1);
+  d.set_active(1, 1);
+  d.add_standby(0, 0);
+  d.add_standby(1, 0);
+  EXPECT_EQ(balance_standbys(c, d), 0u);
+  EXPECT_EQ(d.role(0, 0), Role::standby);
+}
+
+}  // namespace
+}  // namespace assignor

@@ -28,6 +28,11 @@ class LoadQueue {
     return kNoClient;
   }
   void add(ClientIndex c, std::int64_t delta);
+  // Clients from least to most loaded.
+  auto begin() const noexcept { return order_.begin(); }
+  auto end() const noexcept { return order_.end(); }
+  auto rbegin() const noexcept { return order_.rbegin(); }
+  auto rend() const noexcept { return order_.rend(); }
   std::uint32_t count(ClientIndex c) const noexcept { return counts_[c]; }
 
  private:
@@ -51,6 +56,12 @@ std::vector<std::uint32_t> proportional_quotas(const Cluster& cluster, std::uint
 // the least-loaded client (active + standby + warmup per thread) that does not hold the task.
 // Returns the number of standbys that could not be placed (too few clients).
 std::uint64_t place_standbys_least_loaded(const Cluster& cluster, AssignmentDraft& draft);
+
+// Moves standbys from the most to the least loaded clients (active + standby + warmup per thread)
+// while a move lowers the larger load and the receiving client does not hold the task: what
+// Kafka's balanceTasksOverThreads does for standbys, without its quadratic pairwise passes.
+// Returns the number of standbys moved.
+std::uint64_t balance_standbys(const Cluster& cluster, AssignmentDraft& draft);
 
 // Gives every stateless task without an active, in task order, to the client with the lowest
 // active tasks per thread (ties by client index).

@@ -1,0 +1,48 @@
+// The assignment JSON of DESIGN 4.4: writing it (and a readable table), and reading it back for
+// `assignor validate`.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "assignor/assignment.hpp"
+#include "assignor/metrics.hpp"
+#include "assignor/model.hpp"
+#include "assignor/settings.hpp"
+#include "assignor/validation.hpp"
+
+namespace assignor::host {
+
+struct AssignmentReport {
+  std::string strategy;
+  Assignment assignment;
+  std::int64_t probing_after_ms = 0;
+  Metrics metrics;
+  double assign_ms = 0;
+};
+
+// ordered_json: keys keep the order of DESIGN 4.4 / 4.5 and clients keep cluster order (by id), so
+// the output is stable and readable.
+nlohmann::ordered_json metrics_to_json(const Metrics& metrics);
+// Throws std::invalid_argument when a placement's task or client index is out of range.
+nlohmann::ordered_json to_json(const Cluster& cluster, const AssignmentReport& report);
+// A table for people: one row per client (id, threads, active/standby/warmup counts and ids), then
+// the probing decision and the metrics.
+std::string to_table(const Cluster& cluster, const AssignmentReport& report);
+
+struct ParsedAssignment {
+  std::string strategy;
+  Assignment assignment;
+  // Name-level problems found while reading (unknown task or client ids, missing clients, the
+  // same task twice in one list): reported with the structural errors of validate().
+  std::vector<ValidationError> errors;
+};
+
+// Throws InputError when the file is not an assignment JSON at all (syntax, missing "assignment").
+ParsedAssignment read_assignment_file(const std::filesystem::path& path, const Cluster& cluster);
+
+}  // namespace assignor::host

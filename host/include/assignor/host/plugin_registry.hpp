@@ -1,0 +1,71 @@
+// Finds, checks and loads strategy plugins (shared libraries exporting assignor_plugin_entry).
+//
+// A library is checked in this order, and refused with a message naming the file and the reason:
+// it opens; it carries the entry point; its API version equals ours; its build fingerprint equals
+// ours; its descriptor is complete (name, factory, destroy). Only then is it listed. Two plugins
+// with one name is an error naming both files. Libraries stay loaded for the life of the registry,
+// and every Strategy it creates keeps its library alive through its deleter.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "assignor/plugin.hpp"
+#include "assignor/settings.hpp"
+#include "assignor/strategy.hpp"
+
+namespace assignor::host {
+
+// A plugin that could not be loaded: exit status 3.
+class PluginError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct PluginInfo {
+  std::string name;
+  std::string version;
+  std::string description;
+  std::uint32_t api_version = 0;
+  std::uint32_t capabilities = 0;
+  std::filesystem::path path;  // the real path (symlinks resolved)
+};
+
+using StrategyHandle = std::unique_ptr<Strategy, std::function<void(Strategy*)>>;
+
+class PluginRegistry {
+ public:
+  PluginRegistry();
+  ~PluginRegistry();
+  PluginRegistry(const PluginRegistry&) = delete;
+  PluginRegistry& operator=(const PluginRegistry&) = delete;
+
+  // Loads one library; throws PluginError (which file, why).
+  const PluginInfo& load(const std::filesystem::path& library);
+
+  // Loads every library in `dir` that carries the entry point (others are skipped with a debug
+  // log line); libraries that carry it but fail a check throw PluginError.
+  void load_directory(const std::filesystem::path& dir);
+
+  const std::vector<PluginInfo>& plugins() const noexcept;
+  const PluginInfo* find(const std::string& name) const noexcept;
+  // Like find(), but throws PluginError naming the nearest loaded plugin when absent.
+  const PluginInfo& require(const std::string& name) const;
+
+  // Creates a strategy; throws PluginError for an unknown name, ConfigError/StrategyError when the
+  // factory rejects its parameters, throws, or returns null (messages name the plugin).
+  StrategyHandle create(const std::string& name, const StrategyParams& params) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// The built-in plugin directory relative to the running executable: <exe>/../plugins in the build
+// tree, <exe>/../lib/assignor/plugins in an installed tree (the first that exists).
+std::filesystem::path builtin_plugin_dir();
+
+}  // namespace assignor::host

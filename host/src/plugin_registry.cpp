@@ -1,0 +1,182 @@
+#include "assignor/host/plugin_registry.hpp"
+
+#include <boost/dll/runtime_symbol_info.hpp>
+#include <boost/dll/shared_library.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <cstring>
+#include <system_error>
+
+#include "assignor/errors.hpp"
+#include "assignor/log.hpp"
+
+namespace assignor::host {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool looks_like_library(const fs::path& p) {
+  const auto name = p.filename().string();
+  return p.extension() == ".so" || name.find(".so.") != std::string::npos;
+}
+
+}  // namespace
+
+struct PluginRegistry::Impl {
+  struct Loaded {
+    PluginInfo info;
+    std::shared_ptr<boost::dll::shared_library> library;
+    const PluginDescriptor* descriptor = nullptr;
+  };
+  std::vector<Loaded> loaded;
+  std::vector<PluginInfo> infos;  // mirror of loaded[i].info, for plugins()
+};
+
+PluginRegistry::PluginRegistry() : impl_(std::make_unique<Impl>()) {}
+PluginRegistry::~PluginRegistry() = default;
+
+const PluginInfo& PluginRegistry::load(const fs::path& library_path) {
+  std::error_code ec;
+  fs::path real = fs::canonical(library_path, ec);
+  if (ec) throw PluginError(fmt::format("{}: cannot load plugin: {}", library_path.string(), ec.message()));
+  const std::string where = real.string();
+
+  auto library = std::make_shared<boost::dll::shared_library>();
+  boost::dll::fs::error_code load_error;
+  library->load(boost::dll::fs::path(real.string()), boost::dll::load_mode::rtld_local |
+                                                          boost::dll::load_mode::rtld_now,
+                load_error);
+  if (load_error) {
+    const char* detail = ::dlerror();
+    throw PluginError(fmt::format("{}: cannot load plugin: {}", where,
+                                  detail != nullptr ? detail : load_error.message()));
+  }
+  if (!library->has(kPluginEntryPoint))
+    throw PluginError(fmt::format("{}: not an Assignor plugin: it does not export '{}'", where,
+                                  kPluginEntryPoint));
+
+  const PluginDescriptor* descriptor = nullptr;
+  try {
+    auto& entry = library->get_alias<PluginEntryPoint>(kPluginEntryPoint);
+    descriptor = entry();
+  } catch (const std::exception& e) {
+    throw PluginError(fmt::format("{}: entry point '{}' failed: {}", where, kPluginEntryPoint, e.what()));
+  }
+  if (descriptor == nullptr)
+    throw PluginError(fmt::format("{}: entry point '{}' returned no descriptor", where, kPluginEntryPoint));
+  if (descriptor->api_version != kPluginApiVersion)
+    throw PluginError(fmt::format("{}: API version {}, this host supports {}", where,
+                                  descriptor->api_version, kPluginApiVersion));
+  if (descriptor->fingerprint == nullptr || std::strcmp(descriptor->fingerprint, kBuildFingerprint) != 0)
+    throw PluginError(fmt::format("{}: built as '{}', this host is '{}'; rebuild the plugin against "
+                                  "this SDK with the same compiler",
+                                  where, descriptor->fingerprint ? descriptor->fingerprint : "(none)",
+                                  kBuildFingerprint));
+  if (descriptor->name == nullptr || *descriptor->name == '\0' || descriptor->create == nullptr ||
+      descriptor->destroy == nullptr)
+    throw PluginError(fmt::format("{}: incomplete descriptor (name, create and destroy are required)", where));
+
+  PluginInfo info;
+  info.name = descriptor->name;
+  info.version = descriptor->version ? descriptor->version : "";
+  info.description = descriptor->description ? descriptor->description : "";
+  info.api_version = descriptor->api_version;
+  info.capabilities = descriptor->capabilities;
+  info.path = real;
+
+  for (const auto& other : impl_->loaded) {
+    if (other.info.path == real) return other.info;  // the same file found twice (e.g. symlink)
+    if (other.info.name == info.name)
+      throw PluginError(fmt::format("two plugins are named '{}': {} and {}", info.name,
+                                    other.info.path.string(), where));
+  }
+  log().debug("loaded plugin '{}' {} from {}", info.name, info.version, where);
+  impl_->loaded.push_back({info, std::move(library), descriptor});
+  impl_->infos.push_back(info);
+  return impl_->loaded.back().info;
+}
+
+void PluginRegistry::load_directory(const fs::path& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
+    throw PluginError(fmt::format("{}: plugin directory does not exist", dir.string()));
+  std::vector<fs::path> candidates;
+  for (const auto& entry : fs::directory_iterator(dir, ec))
+    if (entry.is_regular_file(ec) && looks_like_library(entry.path())) candidates.push_back(entry.path());
+  if (ec) throw PluginError(fmt::format("{}: cannot list plugin directory: {}", dir.string(), ec.message()));
+  std::sort(candidates.begin(), candidates.end());
+  for (const auto& path : candidates) {
+    // Only libraries that carry the entry point are plugins; skip the rest quietly.
+    boost::dll::fs::error_code probe_error;
+    boost::dll::shared_library probe(boost::dll::fs::path(path.string()),
+                                     boost::dll::load_mode::rtld_local | boost::dll::load_mode::rtld_lazy,
+                                     probe_error);
+    if (probe_error || !probe.has(kPluginEntryPoint)) {
+      log().debug("{}: skipped, not an Assignor plugin", path.string());
+      continue;
+    }
+    load(path);
+  }
+}
+
+const std::vector<PluginInfo>& PluginRegistry::plugins() const noexcept { return impl_->infos; }
+
+const PluginInfo* PluginRegistry::find(const std::string& name) const noexcept {
+  for (const auto& p : impl_->loaded)
+    if (p.info.name == name) return &p.info;
+  return nullptr;
+}
+
+const PluginInfo& PluginRegistry::require(const std::string& name) const {
+  if (const PluginInfo* info = find(name)) return *info;
+  std::vector<std::string> names;
+  for (const auto& p : impl_->loaded) names.push_back(p.info.name);
+  std::string message = fmt::format("no strategy named '{}'", name);
+  const std::string suggestion = nearest(name, names);
+  if (!suggestion.empty()) message += fmt::format("; did you mean '{}'?", suggestion);
+  message += fmt::format(" (loaded plugins: {})", names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", ")));
+  throw PluginError(message);
+}
+
+StrategyHandle PluginRegistry::create(const std::string& name, const StrategyParams& params) const {
+  const PluginInfo& info = require(name);
+  const Impl::Loaded* plugin = nullptr;
+  for (const auto& p : impl_->loaded)
+    if (p.info.path == info.path) plugin = &p;
+  Strategy* raw = nullptr;
+  try {
+    raw = plugin->descriptor->create(params);
+  } catch (const ConfigError& e) {
+    throw ConfigError(fmt::format("strategies.{}: {}", name, e.what()));
+  } catch (const std::exception& e) {
+    throw StrategyError(fmt::format("plugin '{}' ({}) failed to create its strategy: {}", name,
+                                    plugin->info.path.string(), e.what()));
+  } catch (...) {
+    throw StrategyError(fmt::format("plugin '{}' ({}) failed to create its strategy: unknown exception",
+                                    name, plugin->info.path.string()));
+  }
+  if (raw == nullptr)
+    throw StrategyError(fmt::format("plugin '{}' ({}) returned no strategy", name,
+                                    plugin->info.path.string()));
+  // The deleter owns a reference to the library: the object can never outlive its code.
+  auto library = plugin->library;
+  auto destroy = plugin->descriptor->destroy;
+  return StrategyHandle(raw, [library, destroy](Strategy* s) { destroy(s); });
+}
+
+fs::path builtin_plugin_dir() {
+  const fs::path exe = boost::dll::program_location().string();
+  const fs::path bin = exe.parent_path();
+  for (const fs::path& candidate : {bin.parent_path() / "plugins", bin.parent_path() / "lib" / "assignor" / "plugins"}) {
+    std::error_code ec;
+    if (fs::is_directory(candidate, ec)) return candidate;
+  }
+  return bin.parent_path() / "lib" / "assignor" / "plugins";
+}
+
+}  // namespace assignor::host

@@ -1,0 +1,124 @@
+#include "assignor/host/runner.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "assignor/errors.hpp"
+#include "assignor/log.hpp"
+#include "assignor/metrics.hpp"
+#include "assignor/validation.hpp"
+
+namespace assignor::host {
+
+namespace {
+
+constexpr const char* kUnknownLagsStrategy = "fallback_prior";
+
+struct Attempt {
+  bool ok = false;
+  Assignment assignment;
+  double ms = 0;
+  std::string failure;  // why it failed, for people
+  std::vector<ValidationError> errors;
+};
+
+StrategyParams params_for(const Config& config, const std::string& name) {
+  auto it = config.strategy_params.find(name);
+  return it == config.strategy_params.end() ? StrategyParams{} : it->second;
+}
+
+// Runs one strategy; every failure of the plugin becomes a value, never an escaping exception
+// (except ConfigError for bad parameters and PluginError for a missing plugin).
+Attempt attempt(const PluginRegistry& registry, const Config& config, const Cluster& cluster,
+                const LagModel& lags, const std::string& name) {
+  Attempt out;
+  StrategyHandle strategy;
+  try {
+    strategy = registry.create(name, params_for(config, name));
+  } catch (const StrategyError& e) {
+    out.failure = e.what();
+    return out;
+  }
+  const AssignmentInput input{cluster, config.settings, lags};
+  try {
+    const auto start = std::chrono::steady_clock::now();
+    out.assignment = strategy->assign(input);
+    out.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  } catch (const std::exception& e) {
+    out.failure = fmt::format("strategy '{}' threw: {}", name, e.what());
+    return out;
+  } catch (...) {
+    out.failure = fmt::format("strategy '{}' threw an unknown exception", name);
+    return out;
+  }
+  out.errors = validate(cluster, config.settings, out.assignment);
+  if (!out.errors.empty()) {
+    out.failure = fmt::format("strategy '{}' returned an invalid assignment ({} error{})", name,
+                              out.errors.size(), out.errors.size() == 1 ? "" : "s");
+    return out;
+  }
+  out.assignment.normalize();
+  out.ok = true;
+  return out;
+}
+
+std::string describe(const Attempt& a) {
+  std::string text = a.failure;
+  constexpr std::size_t kShown = 20;
+  for (std::size_t i = 0; i < a.errors.size() && i < kShown; ++i)
+    text += fmt::format("\n  - {}: {}", to_string(a.errors[i].kind), a.errors[i].message);
+  if (a.errors.size() > kShown) text += fmt::format("\n  ... and {} more", a.errors.size() - kShown);
+  return text;
+}
+
+}  // namespace
+
+RunOutcome run_assignment(const PluginRegistry& registry, const Config& config,
+                          const Cluster& cluster, const std::string& strategy) {
+  RunOutcome outcome;
+  outcome.requested_strategy = strategy;
+
+  const auto lag_start = std::chrono::steady_clock::now();
+  const LagModel lags(cluster, config.settings);
+  const double lag_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - lag_start).count();
+  for (const auto& w : lags.warnings()) outcome.warnings.push_back(w.message);
+
+  const PluginInfo& info = registry.require(strategy);
+  std::string chosen = strategy;
+  if (!cluster.end_offsets_known && (info.capabilities & kCapabilityHandlesUnknownLags) == 0) {
+    chosen = kUnknownLagsStrategy;
+    const std::string why = fmt::format(
+        "end offsets are unknown: keeping every previous active with '{}' instead of '{}' and "
+        "requesting a probing rebalance",
+        chosen, strategy);
+    log().warn("{}", why);
+    outcome.warnings.push_back(why);
+  }
+
+  Attempt result = attempt(registry, config, cluster, lags, chosen);
+  if (!result.ok) {
+    const std::string failure = describe(result);
+    if (!config.fallback || *config.fallback == chosen) throw AssignmentFailed(failure, result.errors);
+    const std::string why = fmt::format("{}\nusing the fallback strategy '{}'", failure, *config.fallback);
+    log().warn("{}", why);
+    outcome.warnings.push_back(why);
+    Attempt fallback = attempt(registry, config, cluster, lags, *config.fallback);
+    if (!fallback.ok)
+      throw AssignmentFailed(failure + "\nthe fallback failed too: " + describe(fallback), fallback.errors);
+    result = std::move(fallback);
+    chosen = *config.fallback;
+    outcome.used_fallback = true;
+  }
+
+  if (!cluster.end_offsets_known) result.assignment.probing_rebalance = true;
+  outcome.report.strategy = chosen;
+  outcome.report.probing_after_ms = config.settings.probing_rebalance_interval_ms;
+  outcome.report.assign_ms = result.ms + lag_ms;
+  outcome.report.metrics = compute_metrics(cluster, config.settings, lags, result.assignment);
+  outcome.report.assignment = std::move(result.assignment);
+  return outcome;
+}
+
+}  // namespace assignor::host
