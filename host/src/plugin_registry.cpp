@@ -1,5 +1,6 @@
 #include "assignor/host/plugin_registry.hpp"
 
+#include <boost/dll/library_info.hpp>
 #include <boost/dll/runtime_symbol_info.hpp>
 #include <boost/dll/shared_library.hpp>
 #include <fmt/format.h>
@@ -8,6 +9,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <deque>
 #include <cstring>
 #include <system_error>
 
@@ -33,7 +35,7 @@ struct PluginRegistry::Impl {
     std::shared_ptr<boost::dll::shared_library> library;
     const PluginDescriptor* descriptor = nullptr;
   };
-  std::vector<Loaded> loaded;
+  std::deque<Loaded> loaded;  // a deque: references handed out stay valid across later loads
   std::vector<PluginInfo> infos;  // mirror of loaded[i].info, for plugins()
 };
 
@@ -111,12 +113,18 @@ void PluginRegistry::load_directory(const fs::path& dir) {
   if (ec) throw PluginError(fmt::format("{}: cannot list plugin directory: {}", dir.string(), ec.message()));
   std::sort(candidates.begin(), candidates.end());
   for (const auto& path : candidates) {
-    // Only libraries that carry the entry point are plugins; skip the rest quietly.
-    boost::dll::fs::error_code probe_error;
-    boost::dll::shared_library probe(boost::dll::fs::path(path.string()),
-                                     boost::dll::load_mode::rtld_local | boost::dll::load_mode::rtld_lazy,
-                                     probe_error);
-    if (probe_error || !probe.has(kPluginEntryPoint)) {
+    // Only libraries that carry the entry point are plugins; skip the rest quietly. The symbol
+    // table is read from the file, without dlopen: a library that is not a plugin never runs its
+    // initialisers here, and a plugin is opened once, by load(), with every symbol bound (RTLD_NOW).
+    bool is_plugin = false;
+    try {
+      boost::dll::library_info info(boost::dll::fs::path(path.string()), /*throw_if_not_native=*/false);
+      const auto symbols = info.symbols();
+      is_plugin = std::find(symbols.begin(), symbols.end(), kPluginEntryPoint) != symbols.end();
+    } catch (const std::exception&) {
+      is_plugin = false;
+    }
+    if (!is_plugin) {
       log().debug("{}: skipped, not an Assignor plugin", path.string());
       continue;
     }

@@ -86,6 +86,8 @@ RunOutcome run_assignment(const PluginRegistry& registry, const Config& config,
   for (const auto& w : lags.warnings()) outcome.warnings.push_back(w.message);
 
   const PluginInfo& info = registry.require(strategy);
+  // A misspelt fallback is a config error now, not a surprise at the moment it is needed.
+  if (config.fallback) (void)registry.require(*config.fallback);
   std::string chosen = strategy;
   if (!cluster.end_offsets_known && (info.capabilities & kCapabilityHandlesUnknownLags) == 0) {
     chosen = kUnknownLagsStrategy;

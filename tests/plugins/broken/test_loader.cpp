@@ -1,0 +1,412 @@
+// PluginRegistry against the deliberately broken plugins: one test per load error path, the messages
+// (which file, why), directory loading, suggestions, strategy creation and object lifetimes.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "assignor/errors.hpp"
+#include "assignor/host/plugin_registry.hpp"
+#include "assignor/plugin.hpp"
+#include "assignor/validation.hpp"
+#include "cluster_builder.hpp"
+#include "plugin_paths.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using assignor::ConfigError;
+using assignor::StrategyError;
+using assignor::StrategyParams;
+using assignor::host::PluginError;
+using assignor::host::PluginInfo;
+using assignor::host::PluginRegistry;
+using assignor::host::StrategyHandle;
+using assignor_test::dir_of;
+using assignor_test::message_of;
+using assignor_test::params_of;
+using assignor_test::real_path;
+using ::testing::Contains;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::Not;
+
+std::vector<std::string> names_of(const PluginRegistry& registry) {
+  std::vector<std::string> names;
+  for (const auto& p : registry.plugins()) names.push_back(p.name);
+  return names;
+}
+
+assignor::Cluster small_cluster() {
+  return assignor::testing::ClusterBuilder()
+      .stateful("0_0", 100)
+      .stateless("1_0")
+      .client("a")
+      .previous_active({"0_0"})
+      .offsets({{"0_0", -2}})
+      .client("b")
+      .build();
+}
+
+// A fresh directory per test for files the build does not make (garbage, symlinks).
+class PluginLoaderScratch : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() /
+           fmt::format("assignor-loader-{}-{}-{}", ::getpid(), info->test_suite_name(), info->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+  fs::path dir_;
+};
+
+// ---- what loads ----
+
+TEST(PluginLoader, BuiltinDirectoryListsTheShippedStrategies) {
+  PluginRegistry registry;
+  registry.load_directory(ASSIGNOR_PLUGIN_DIR);
+  const auto names = names_of(registry);
+  EXPECT_THAT(names, Contains("high_availability"));
+  EXPECT_THAT(names, Contains("fallback_prior"));
+  for (const auto& p : registry.plugins()) {
+    SCOPED_TRACE(p.name);
+    EXPECT_EQ(p.api_version, assignor::kPluginApiVersion);
+    EXPECT_TRUE(p.path.is_absolute());
+    EXPECT_EQ(p.path, fs::canonical(p.path));
+    EXPECT_EQ(p.path.parent_path(), fs::canonical(ASSIGNOR_PLUGIN_DIR));
+    EXPECT_FALSE(p.version.empty());
+    EXPECT_FALSE(p.description.empty());
+  }
+  const PluginInfo* prior = registry.find("fallback_prior");
+  ASSERT_NE(prior, nullptr);
+  EXPECT_NE(prior->capabilities & assignor::kCapabilityHandlesUnknownLags, 0u);
+  const PluginInfo* ha = registry.find("high_availability");
+  ASSERT_NE(ha, nullptr);
+  EXPECT_NE(ha->capabilities & assignor::kCapabilityHighAvailability, 0u);
+  EXPECT_EQ(ha->capabilities & assignor::kCapabilityHandlesUnknownLags, 0u);
+}
+
+TEST(PluginLoader, GoodPluginLoadsWithItsDescriptor) {
+  PluginRegistry registry;
+  const PluginInfo info = registry.load(TEST_PLUGIN_TRIVIAL_VALID);
+  EXPECT_EQ(info.name, "test_trivial_valid");
+  EXPECT_EQ(info.version, "1.0.0");
+  EXPECT_EQ(info.description, "every task active on the first client");
+  EXPECT_EQ(info.api_version, assignor::kPluginApiVersion);
+  EXPECT_EQ(info.capabilities, 0u);
+  EXPECT_EQ(info.path.string(), real_path(TEST_PLUGIN_TRIVIAL_VALID));
+  ASSERT_EQ(registry.plugins().size(), 1u);
+  EXPECT_EQ(&registry.require("test_trivial_valid"), registry.find("test_trivial_valid"));
+}
+
+// ---- one test per load error: the message names the real file and the reason ----
+
+TEST(PluginLoader, LibraryWithoutEntryPointIsRefused) {
+  PluginRegistry registry;
+  const std::string msg = message_of<PluginError>([&] { registry.load(TEST_PLUGIN_NO_ENTRY); });
+  EXPECT_THAT(msg, HasSubstr(real_path(TEST_PLUGIN_NO_ENTRY)));
+  EXPECT_THAT(msg, HasSubstr("does not export 'assignor_plugin_entry'"));
+  EXPECT_THAT(registry.plugins(), IsEmpty());
+}
+
+TEST(PluginLoader, WrongApiVersionIsRefused) {
+  PluginRegistry registry;
+  const std::string msg = message_of<PluginError>([&] { registry.load(TEST_PLUGIN_WRONG_API); });
+  EXPECT_THAT(msg, HasSubstr(real_path(TEST_PLUGIN_WRONG_API)));
+  EXPECT_THAT(msg, HasSubstr(fmt::format("API version {}, this host supports {}",
+                                         assignor::kPluginApiVersion + 2, assignor::kPluginApiVersion)));
+  EXPECT_THAT(msg, HasSubstr("API version 3, this host supports 1"));
+  EXPECT_THAT(registry.plugins(), IsEmpty());
+}
+
+TEST(PluginLoader, WrongFingerprintIsRefused) {
+  PluginRegistry registry;
+  const std::string msg = message_of<PluginError>([&] { registry.load(TEST_PLUGIN_WRONG_FINGERPRINT); });
+  EXPECT_THAT(msg, HasSubstr(real_path(TEST_PLUGIN_WRONG_FINGERPRINT)));
+  EXPECT_THAT(msg, HasSubstr("gcc-1;nonsense;sdk-9.9"));
+  EXPECT_THAT(msg, HasSubstr(assignor::kBuildFingerprint));
+  EXPECT_THAT(registry.plugins(), IsEmpty());
+}
+
+TEST(PluginLoader, IncompleteDescriptorIsRefused) {
+  PluginRegistry registry;
+  const std::string msg = message_of<PluginError>([&] { registry.load(TEST_PLUGIN_INCOMPLETE); });
+  EXPECT_THAT(msg, HasSubstr(real_path(TEST_PLUGIN_INCOMPLETE)));
+  EXPECT_THAT(msg, HasSubstr("incomplete descriptor"));
+  EXPECT_THAT(registry.plugins(), IsEmpty());
+}
+
+TEST(PluginLoader, UnresolvedSymbolIsRefusedWithTheLoadersReason) {
+  PluginRegistry registry;
+  const std::string msg = message_of<PluginError>([&] { registry.load(TEST_PLUGIN_UNRESOLVED_SYMBOL); });
+  EXPECT_THAT(msg, HasSubstr(real_path(TEST_PLUGIN_UNRESOLVED_SYMBOL)));
+  EXPECT_THAT(msg, HasSubstr("cannot load plugin"));
+  EXPECT_THAT(msg, HasSubstr("assignor_test_symbol_nobody_defines"));
+  EXPECT_THAT(registry.plugins(), IsEmpty());
+}
+
+TEST(PluginLoader, MissingFileIsRefused) {
+  PluginRegistry registry;
+  const std::string msg =
+      message_of<PluginError>([&] { registry.load("/nonexistent/assignor/no_such_plugin.so"); });
+  EXPECT_THAT(msg, HasSubstr("/nonexistent/assignor/no_such_plugin.so"));
+  EXPECT_THAT(msg, HasSubstr("cannot load plugin"));
+}
+
+TEST_F(PluginLoaderScratch, FileThatIsNotALibraryIsRefusedByLoadAndSkippedByLoadDirectory) {
+  const fs::path garbage = dir_ / "garbage.so";
+  std::ofstream(garbage) << "this is not an ELF file\n";
+  PluginRegistry registry;
+  const std::string msg = message_of<PluginError>([&] { registry.load(garbage); });
+  EXPECT_THAT(msg, HasSubstr(fs::canonical(garbage).string()));
+  EXPECT_THAT(msg, HasSubstr("cannot load plugin"));
+  EXPECT_NO_THROW(registry.load_directory(dir_));
+  EXPECT_THAT(registry.plugins(), IsEmpty());
+}
+
+TEST(PluginLoader, DuplicateNameNamesBothFiles) {
+  PluginRegistry registry;
+  registry.load(TEST_PLUGIN_DUPLICATE_NAME_A);
+  const std::string msg = message_of<PluginError>([&] { registry.load(TEST_PLUGIN_DUPLICATE_NAME_B); });
+  EXPECT_THAT(msg, HasSubstr("'dup'"));
+  EXPECT_THAT(msg, HasSubstr(real_path(TEST_PLUGIN_DUPLICATE_NAME_A)));
+  EXPECT_THAT(msg, HasSubstr(real_path(TEST_PLUGIN_DUPLICATE_NAME_B)));
+  ASSERT_EQ(registry.plugins().size(), 1u);
+  EXPECT_EQ(registry.plugins()[0].version, "1.0.0-a");  // the first one stays
+}
+
+TEST(PluginLoader, DuplicateNameInOneDirectoryNamesBothFiles) {
+  ASSERT_EQ(dir_of(TEST_PLUGIN_DUPLICATE_NAME_A), dir_of(TEST_PLUGIN_DUPLICATE_NAME_B));
+  PluginRegistry registry;
+  const std::string msg =
+      message_of<PluginError>([&] { registry.load_directory(dir_of(TEST_PLUGIN_DUPLICATE_NAME_A)); });
+  EXPECT_THAT(msg, HasSubstr("two plugins are named 'dup'"));
+  EXPECT_THAT(msg, HasSubstr(real_path(TEST_PLUGIN_DUPLICATE_NAME_A)));
+  EXPECT_THAT(msg, HasSubstr(real_path(TEST_PLUGIN_DUPLICATE_NAME_B)));
+}
+
+TEST_F(PluginLoaderScratch, SameFileThroughASymlinkIsNotADuplicate) {
+  const fs::path link = dir_ / "alias_of_trivial.so";
+  fs::create_symlink(fs::canonical(TEST_PLUGIN_TRIVIAL_VALID), link);
+  PluginRegistry registry;
+  registry.load(TEST_PLUGIN_TRIVIAL_VALID);
+  const PluginInfo again = registry.load(link);
+  EXPECT_EQ(again.name, "test_trivial_valid");
+  EXPECT_EQ(again.path.string(), real_path(TEST_PLUGIN_TRIVIAL_VALID));
+  registry.load_directory(dir_);
+  registry.load_directory(dir_of(TEST_PLUGIN_TRIVIAL_VALID));
+  EXPECT_EQ(registry.plugins().size(), 1u);
+}
+
+// ---- directories ----
+
+TEST(PluginLoader, LoadDirectorySkipsANonPluginLibrarySilently) {
+  PluginRegistry registry;
+  EXPECT_NO_THROW(registry.load_directory(dir_of(TEST_PLUGIN_NO_ENTRY)));
+  EXPECT_THAT(registry.plugins(), IsEmpty());
+}
+
+TEST(PluginLoader, LoadDirectoryRefusesAPluginThatFailsACheck) {
+  struct Case {
+    const char* library;
+    const char* reason;
+  };
+  for (const Case& c : {Case{TEST_PLUGIN_WRONG_API, "API version"},
+                        Case{TEST_PLUGIN_WRONG_FINGERPRINT, "gcc-1;nonsense;sdk-9.9"},
+                        Case{TEST_PLUGIN_INCOMPLETE, "incomplete descriptor"}}) {
+    SCOPED_TRACE(c.library);
+    PluginRegistry registry;
+    const std::string msg = message_of<PluginError>([&] { registry.load_directory(dir_of(c.library)); });
+    EXPECT_THAT(msg, HasSubstr(real_path(c.library)));
+    EXPECT_THAT(msg, HasSubstr(c.reason));
+  }
+}
+
+// DISABLED: host bug. load_directory() probes each file with a lazy dlopen and keeps that probe
+// open while load() re-opens the file with RTLD_NOW; glibc then returns the already-mapped,
+// lazily-bound object, so the RTLD_NOW check never runs. The plugin is accepted and the process dies
+// with "symbol lookup error" (exit 127) on the first call that needs the missing symbol. Enable this
+// test once the probe no longer keeps the library open (or no longer dlopens at all).
+TEST(PluginLoader, LoadDirectoryRefusesAPluginWithAnUnresolvedSymbol) {
+  PluginRegistry registry;
+  const std::string msg = message_of<PluginError>(
+      [&] { registry.load_directory(dir_of(TEST_PLUGIN_UNRESOLVED_SYMBOL)); });
+  EXPECT_THAT(msg, HasSubstr(real_path(TEST_PLUGIN_UNRESOLVED_SYMBOL)));
+  EXPECT_THAT(msg, HasSubstr("assignor_test_symbol_nobody_defines"));
+  EXPECT_THAT(registry.plugins(), IsEmpty());
+}
+
+TEST(PluginLoader, LoadDirectoryOfAMissingDirectoryFails) {
+  PluginRegistry registry;
+  const std::string msg =
+      message_of<PluginError>([&] { registry.load_directory("/nonexistent/assignor/plugins"); });
+  EXPECT_THAT(msg, HasSubstr("/nonexistent/assignor/plugins"));
+  EXPECT_THAT(msg, HasSubstr("does not exist"));
+}
+
+TEST(PluginLoader, ARefusedLibraryLeavesTheRegistryUsable) {
+  PluginRegistry registry;
+  EXPECT_THROW(registry.load(TEST_PLUGIN_WRONG_API), PluginError);
+  EXPECT_THROW(registry.load(TEST_PLUGIN_INCOMPLETE), PluginError);
+  EXPECT_THROW(registry.load(TEST_PLUGIN_NO_ENTRY), PluginError);
+  registry.load(TEST_PLUGIN_TRIVIAL_VALID);
+  EXPECT_EQ(names_of(registry), std::vector<std::string>{"test_trivial_valid"});
+  auto strategy = registry.create("test_trivial_valid", {});
+  const auto cluster = small_cluster();
+  const assignor::AssignmentSettings settings;
+  const assignor::LagModel lags(cluster, settings);
+  EXPECT_THAT(assignor::validate(cluster, settings, strategy->assign({cluster, settings, lags})), IsEmpty());
+}
+
+// ---- names ----
+
+TEST(PluginLoader, RequireSuggestsTheNearestName) {
+  PluginRegistry registry;
+  registry.load_directory(ASSIGNOR_PLUGIN_DIR);
+  EXPECT_EQ(registry.find("high_availabilty"), nullptr);
+  const std::string msg = message_of<PluginError>([&] { registry.require("high_availabilty"); });
+  EXPECT_THAT(msg, HasSubstr("'high_availabilty'"));
+  EXPECT_THAT(msg, HasSubstr("did you mean 'high_availability'"));
+  EXPECT_THAT(msg, HasSubstr("fallback_prior"));  // the loaded plugins are listed
+}
+
+TEST(PluginLoader, RequireOnAnEmptyRegistrySaysNoneIsLoaded) {
+  PluginRegistry registry;
+  const std::string msg = message_of<PluginError>([&] { registry.require("high_availability"); });
+  EXPECT_THAT(msg, HasSubstr("'high_availability'"));
+  EXPECT_THAT(msg, HasSubstr("none"));
+  EXPECT_THAT(msg, Not(HasSubstr("did you mean")));
+}
+
+// ---- creation: factory failures become typed errors naming the plugin ----
+
+TEST(PluginFactory, ThrowingFactoryIsAStrategyErrorNamingThePlugin) {
+  PluginRegistry registry;
+  registry.load(TEST_PLUGIN_FACTORY_THROWS);
+  const std::string msg = message_of<StrategyError>([&] { registry.create("test_factory_throws", {}); });
+  EXPECT_THAT(msg, HasSubstr("test_factory_throws"));
+  EXPECT_THAT(msg, HasSubstr(real_path(TEST_PLUGIN_FACTORY_THROWS)));
+  EXPECT_THAT(msg, HasSubstr("boom"));
+}
+
+TEST(PluginFactory, FactoryThrowingANonStandardExceptionIsAStrategyError) {
+  PluginRegistry registry;
+  registry.load(TEST_PLUGIN_FACTORY_THROWS);
+  const StrategyParams params = params_of({{"non_std", "true"}});
+  const std::string msg = message_of<StrategyError>([&] { registry.create("test_factory_throws", params); });
+  EXPECT_THAT(msg, HasSubstr("test_factory_throws"));
+  EXPECT_THAT(msg, HasSubstr("unknown exception"));
+}
+
+TEST(PluginFactory, NullFactoryResultIsAStrategyErrorNamingThePlugin) {
+  PluginRegistry registry;
+  registry.load(TEST_PLUGIN_FACTORY_NULL);
+  const std::string msg = message_of<StrategyError>([&] { registry.create("test_factory_null", {}); });
+  EXPECT_THAT(msg, HasSubstr("test_factory_null"));
+  EXPECT_THAT(msg, HasSubstr(real_path(TEST_PLUGIN_FACTORY_NULL)));
+  EXPECT_THAT(msg, HasSubstr("returned no strategy"));
+}
+
+TEST(PluginFactory, UnknownParameterIsAConfigErrorWithASuggestion) {
+  PluginRegistry registry;
+  registry.load(TEST_PLUGIN_FACTORY_BAD_PARAM);
+  const StrategyParams params = params_of({{"alpah", "0.5"}});
+  const std::string msg =
+      message_of<ConfigError>([&] { registry.create("test_factory_bad_param", params); });
+  EXPECT_THAT(msg, HasSubstr("strategies.test_factory_bad_param"));
+  EXPECT_THAT(msg, HasSubstr("'alpah'"));
+  EXPECT_THAT(msg, HasSubstr("did you mean 'alpha'"));
+  // The parameter it knows is accepted.
+  EXPECT_NE(registry.create("test_factory_bad_param", params_of({{"alpha", "0.5"}})), nullptr);
+}
+
+TEST(PluginFactory, CreatingAnUnknownStrategyIsAPluginError) {
+  PluginRegistry registry;
+  registry.load(TEST_PLUGIN_TRIVIAL_VALID);
+  const std::string msg = message_of<PluginError>([&] { registry.create("test_trivial_vaild", {}); });
+  EXPECT_THAT(msg, HasSubstr("did you mean 'test_trivial_valid'"));
+}
+
+// ---- lifetimes (meaningful under -DASSIGNOR_SANITIZE=ON) ----
+
+TEST(PluginLifetime, HandleDeclaredAfterTheRegistryIsDestroyedFirst) {
+  const auto cluster = small_cluster();
+  const assignor::AssignmentSettings settings;
+  const assignor::LagModel lags(cluster, settings);
+  PluginRegistry registry;
+  registry.load_directory(ASSIGNOR_PLUGIN_DIR);
+  registry.load(TEST_PLUGIN_TRIVIAL_VALID);
+  StrategyHandle handle = registry.create("high_availability", {});
+  ASSERT_NE(handle, nullptr);
+  EXPECT_THAT(assignor::validate(cluster, settings, handle->assign({cluster, settings, lags})), IsEmpty());
+  StrategyHandle trivial = registry.create("test_trivial_valid", {});
+  EXPECT_THAT(assignor::validate(cluster, settings, trivial->assign({cluster, settings, lags})), IsEmpty());
+  // Leaving the scope destroys the handles (declared last) before the registry.
+}
+
+TEST(PluginLifetime, HandleKeepsItsLibraryLoadedAfterTheRegistryIsGone) {
+  const auto cluster = small_cluster();
+  const assignor::AssignmentSettings settings;
+  const assignor::LagModel lags(cluster, settings);
+  auto registry = std::make_unique<PluginRegistry>();
+  registry->load(TEST_PLUGIN_TRIVIAL_VALID);
+  registry->load_directory(ASSIGNOR_PLUGIN_DIR);
+  StrategyHandle trivial = registry->create("test_trivial_valid", {});
+  StrategyHandle ha = registry->create("high_availability", {});
+  registry.reset();  // the handles must keep the code of their objects mapped
+  EXPECT_THAT(assignor::validate(cluster, settings, trivial->assign({cluster, settings, lags})), IsEmpty());
+  EXPECT_THAT(assignor::validate(cluster, settings, ha->assign({cluster, settings, lags})), IsEmpty());
+  trivial.reset();
+  ha.reset();
+}
+
+TEST(PluginLifetime, ManyCreateDestroyCyclesAcrossRegistries) {
+  const auto cluster = small_cluster();
+  const assignor::AssignmentSettings settings;
+  const assignor::LagModel lags(cluster, settings);
+  std::vector<StrategyHandle> survivors;  // outlive the registry that made them
+  for (int round = 0; round < 3; ++round) {
+    PluginRegistry registry;
+    registry.load_directory(ASSIGNOR_PLUGIN_DIR);
+    registry.load(TEST_PLUGIN_TRIVIAL_VALID);
+    registry.load(TEST_PLUGIN_STRATEGY_THROWS);
+    std::vector<StrategyHandle> handles;
+    for (int i = 0; i < 4; ++i)
+      for (const auto& p : registry.plugins()) handles.push_back(registry.create(p.name, {}));
+    for (auto& h : handles) {
+      try {
+        (void)h->assign({cluster, settings, lags});
+      } catch (const std::exception& e) {
+        // An exception thrown by plugin code is handled (and destroyed) while its library is mapped.
+        EXPECT_THAT(std::string(e.what()), HasSubstr("boom"));
+      }
+    }
+    // Half the handles die with this scope, before the registry; the other half outlive it.
+    for (std::size_t i = 0; i < handles.size(); i += 2) survivors.push_back(std::move(handles[i]));
+  }
+  std::size_t valid = 0;
+  for (auto& h : survivors) {
+    try {
+      valid += assignor::validate(cluster, settings, h->assign({cluster, settings, lags})).empty() ? 1 : 0;
+    } catch (const std::exception& e) {
+      EXPECT_THAT(std::string(e.what()), HasSubstr("boom"));
+    }
+  }
+  EXPECT_GT(valid, 0u);
+  survivors.clear();
+}
+
+}  // namespace
