@@ -1,0 +1,35 @@
+#include <memory>
+
+#include "assignor/host/assignment_io.hpp"
+#include "assignor/host/cluster_reader.hpp"
+#include "assignor/host/runner.hpp"
+#include "commands.hpp"
+
+namespace assignor::cli {
+
+Command add_assign(CLI::App& parent, const Globals& globals) {
+  struct Options {
+    std::string config, cluster, strategy, output, format = "json";
+  };
+  auto o = std::make_shared<Options>();
+  auto* app = parent.add_subcommand("assign", "Run a strategy on a cluster file and print the assignment");
+  app->add_option("--config", o->config, "Config file (YAML)")->required()->check(CLI::ExistingFile);
+  app->add_option("--cluster", o->cluster, "Cluster file (YAML or JSON)")->required()->check(CLI::ExistingFile);
+  app->add_option("--strategy", o->strategy, "Strategy to run (default: the config's strategy)");
+  app->add_option("--output", o->output, "Write the result here instead of stdout");
+  app->add_option("--format", o->format, "Output format (default json)")->check(CLI::IsMember({"json", "table"}));
+  return {app, [o, &globals] {
+            const host::Config config = host::read_config_file(o->config);
+            apply_log_level(globals, &config);
+            const Cluster cluster = host::read_cluster_file(o->cluster);
+            host::PluginRegistry registry;
+            load_plugins(registry, &config);
+            const std::string strategy = o->strategy.empty() ? config.strategy : o->strategy;
+            const host::RunOutcome outcome = host::run_assignment(registry, config, cluster, strategy);
+            if (o->format == "table") write_output(host::to_table(cluster, outcome.report), o->output);
+            else write_output(host::to_json(cluster, outcome.report).dump(2) + "\n", o->output);
+            return static_cast<int>(kOk);
+          }};
+}
+
+}  // namespace assignor::cli

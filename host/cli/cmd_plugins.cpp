@@ -1,0 +1,50 @@
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <iostream>
+#include <memory>
+#include <optional>
+
+#include "commands.hpp"
+
+namespace assignor::cli {
+
+Command add_plugins(CLI::App& parent, const Globals& globals) {
+  struct Options {
+    std::string config, format = "table";
+  };
+  auto o = std::make_shared<Options>();
+  auto* app = parent.add_subcommand("plugins", "List the strategy plugins that load: name, version, API version, library");
+  app->add_option("--config", o->config, "Config file (adds its plugins.paths)")->check(CLI::ExistingFile);
+  app->add_option("--format", o->format, "Output format (default table)")->check(CLI::IsMember({"table", "json"}));
+  return {app, [o, &globals] {
+            std::optional<host::Config> config;
+            if (!o->config.empty()) config = host::read_config_file(o->config);
+            apply_log_level(globals, config ? &*config : nullptr);
+            host::PluginRegistry registry;
+            load_plugins(registry, config ? &*config : nullptr);
+            if (o->format == "json") {
+              nlohmann::ordered_json list = nlohmann::ordered_json::array();
+              for (const auto& p : registry.plugins())
+                list.push_back({{"name", p.name}, {"version", p.version}, {"api_version", p.api_version},
+                                {"path", p.path.string()}, {"description", p.description}});
+              std::cout << list.dump(2) << "\n";
+              return static_cast<int>(kOk);
+            }
+            std::size_t name_w = 4, version_w = 7;
+            for (const auto& p : registry.plugins()) {
+              name_w = std::max(name_w, p.name.size());
+              version_w = std::max(version_w, p.version.size());
+            }
+            std::cout << fmt::format("{:<{}}  {:<{}}  {:>3}  {}\n", "NAME", name_w, "VERSION", version_w, "API",
+                                     "LIBRARY");
+            for (const auto& p : registry.plugins()) {
+              std::cout << fmt::format("{:<{}}  {:<{}}  {:>3}  {}\n", p.name, name_w, p.version, version_w,
+                                       p.api_version, p.path.string());
+              std::cout << fmt::format("{:<{}}  {}\n", "", name_w, p.description);
+            }
+            return static_cast<int>(kOk);
+          }};
+}
+
+}  // namespace assignor::cli

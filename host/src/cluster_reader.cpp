@@ -1,0 +1,369 @@
+#include "assignor/host/cluster_reader.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "assignor/errors.hpp"
+#include "assignor/task_id.hpp"
+#include "yaml_helpers.hpp"
+
+namespace assignor::host {
+
+namespace {
+
+using detail::describe;
+using detail::FieldReader;
+using detail::Fields;
+using detail::join_place;
+
+const std::vector<std::string> kTopKeys = {"version", "end_offsets_known", "tasks", "clients"};
+enum TopKey : std::size_t { kVersion, kEndOffsetsKnown, kTasks, kClients };
+
+const std::vector<std::string> kTaskKeys = {"id", "stores", "weight", "partitions"};
+enum TaskKey : std::size_t { kTaskId, kStores, kWeight, kPartitions };
+
+const std::vector<std::string> kStoreKeys = {"name", "logged", "changelog_end_offset"};
+enum StoreKey : std::size_t { kStoreName, kLogged, kEndOffset };
+
+const std::vector<std::string> kPartitionKeys = {"topic", "partition", "racks"};
+enum PartitionKey : std::size_t { kTopic, kPartition, kRacks };
+
+const std::vector<std::string> kClientKeys = {"id",   "threads",         "rack",
+                                              "tags", "previous_active", "previous_standby",
+                                              "offset_sums"};
+enum ClientKey : std::size_t {
+  kClientId,
+  kThreads,
+  kRack,
+  kTags,
+  kPreviousActive,
+  kPreviousStandby,
+  kOffsetSums
+};
+
+constexpr std::uint32_t kUnmarked = std::numeric_limits<std::uint32_t>::max();
+
+std::uint64_t task_key(TaskId id) noexcept {
+  return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(id.subtopology)) << 32) |
+         static_cast<std::uint32_t>(id.partition);
+}
+
+int line_of(const YAML::Node& node) { return node.Mark().line + 1; }
+
+class ClusterParser {
+ public:
+  explicit ClusterParser(std::string source) : source_(std::move(source)), r_(source_) {}
+
+  Cluster parse(std::string_view text) {
+    const YAML::Node root = detail::load_document(text, source_, "a map with 'tasks' and 'clients'");
+    if (!root.IsMap())
+      r_.fail_at(root, "", fmt::format("expected a map with 'tasks' and 'clients' at the top level, got {}",
+                                       describe(root)));
+    const Fields top(r_, root, "", kTopKeys);
+
+    if (top.has(kVersion)) {
+      const std::int64_t version = r_.integer(top.value(kVersion), "version");
+      if (version != 1)
+        r_.fail_at(top.value(kVersion), "version",
+                   fmt::format("unsupported version {} (this reader knows version 1)", version));
+    }
+    if (top.has(kEndOffsetsKnown))
+      cluster_.end_offsets_known = r_.boolean(top.value(kEndOffsetsKnown), "end_offsets_known");
+
+    // Tasks first, whatever the key order in the file: clients refer to them.
+    parse_tasks(top.require(kTasks, ""));
+    parse_clients(top.require(kClients, ""));
+
+    try {
+      cluster_.finalize();
+    } catch (const std::invalid_argument& e) {
+      // Every user error should have been caught above; this is the last line of defence.
+      throw InputError(fmt::format("{}: inconsistent cluster: {}", source_, e.what()));
+    }
+    return std::move(cluster_);
+  }
+
+ private:
+  // ---- tasks ---------------------------------------------------------------------------------
+
+  void parse_tasks(const YAML::Node& list) {
+    r_.expect_list(list, "tasks");
+    const std::size_t n = list.size();
+    if (n > std::numeric_limits<TaskIndex>::max() - 1)
+      r_.fail_at(list, "tasks", fmt::format("too many tasks ({})", n));
+    cluster_.tasks.reserve(n);
+    task_line_.reserve(n);
+    task_by_id_.reserve(n);
+    std::size_t i = 0;
+    for (const YAML::Node& node : list) parse_task(node, i++);
+  }
+
+  void parse_task(const YAML::Node& node, std::size_t i) {
+    const std::string index_place = fmt::format("tasks[{}]", i);
+    if (!node.IsMap()) r_.fail_at(node, index_place, fmt::format("expected a map, got {}", describe(node)));
+    const Fields f(r_, node, index_place, kTaskKeys, Fields::defer_checks);
+
+    if (!f.given(kTaskId)) f.check(index_place);  // "unknown key 'idd'; did you mean 'id'?" first
+    const YAML::Node& id_node = f.require(kTaskId, index_place);
+    const std::string id_text = r_.string(id_node, join_place(index_place, "id"));
+    const auto id = parse_task_id(id_text);
+    if (!id)
+      r_.fail_at(id_node, join_place(index_place, "id"),
+                 fmt::format("'{}' is not a task id of the form S_P (e.g. 0_3)", id_text));
+    const std::string place = fmt::format("task '{}'", id_text);
+    f.check(place);
+
+    const auto index = static_cast<TaskIndex>(cluster_.tasks.size());
+    const auto [it, inserted] = task_by_id_.emplace(task_key(*id), index);
+    if (!inserted)
+      r_.fail_at(id_node, place,
+                 fmt::format("duplicate task id (first defined at line {}, here at line {})",
+                             task_line_[it->second], line_of(id_node)));
+
+    Task task;
+    task.id = *id;
+    if (f.has(kStores)) parse_stores(f.value(kStores), task, place);
+    if (f.has(kWeight)) {
+      const YAML::Node& w = f.value(kWeight);
+      task.weight = r_.number(w, join_place(place, "weight"));
+      if (!(task.weight > 0))
+        r_.fail_at(w, join_place(place, "weight"), fmt::format("must be > 0, got {}", w.Scalar()));
+    }
+    if (f.has(kPartitions)) parse_partitions(f.value(kPartitions), task, place);
+
+    cluster_.tasks.push_back(std::move(task));
+    task_line_.push_back(line_of(id_node));
+  }
+
+  void parse_stores(const YAML::Node& list, Task& task, const std::string& place) {
+    r_.expect_list(list, join_place(place, "stores"));
+    std::unordered_map<std::string, int> seen;  // name -> line
+    std::size_t i = 0;
+    for (const YAML::Node& node : list) {
+      const std::string field = fmt::format("stores[{}]", i++);
+      const std::string store_place = join_place(place, field);
+      const Fields f(r_, node, store_place, kStoreKeys);
+      Store store;
+      const YAML::Node& name_node = f.require(kStoreName, store_place);
+      store.name = r_.string(name_node, join_place(place, field + ".name"));
+      if (const auto [it, inserted] = seen.emplace(store.name, line_of(name_node)); !inserted)
+        r_.fail_at(name_node, join_place(place, field + ".name"),
+                   fmt::format("duplicate store name '{}' (first at line {})", store.name, it->second));
+      if (f.has(kLogged)) store.logged = r_.boolean(f.value(kLogged), join_place(place, field + ".logged"));
+      const std::string offset_place = join_place(place, field + ".changelog_end_offset");
+      if (store.logged) {
+        if (!f.has(kEndOffset))
+          r_.fail_at(node, store_place,
+                     fmt::format("store '{}' is logged but has no changelog_end_offset (add one, or "
+                                 "'logged: false' for a store without changelog)",
+                                 store.name));
+        store.changelog_end_offset = r_.integer(f.value(kEndOffset), offset_place);
+        if (store.changelog_end_offset < 0)
+          r_.fail_at(f.value(kEndOffset), offset_place,
+                     fmt::format("must be >= 0, got {}", store.changelog_end_offset));
+      } else if (f.given(kEndOffset)) {
+        r_.fail_at(f.key(kEndOffset), offset_place,
+                   fmt::format("changelog_end_offset given for store '{}', which is not logged "
+                               "(logged: false); remove one of them",
+                               store.name));
+      }
+      task.stores.push_back(std::move(store));
+    }
+  }
+
+  void parse_partitions(const YAML::Node& list, Task& task, const std::string& place) {
+    r_.expect_list(list, join_place(place, "partitions"));
+    std::unordered_map<std::string, int> seen;  // "topic-partition" -> line
+    std::size_t i = 0;
+    for (const YAML::Node& node : list) {
+      const std::string field = fmt::format("partitions[{}]", i++);
+      const std::string part_place = join_place(place, field);
+      const Fields f(r_, node, part_place, kPartitionKeys);
+      PartitionRef ref;
+      ref.topic = r_.string(f.require(kTopic, part_place), join_place(place, field + ".topic"));
+      const YAML::Node& p = f.require(kPartition, part_place);
+      ref.partition = static_cast<std::int32_t>(
+          r_.integer_in(p, join_place(place, field + ".partition"), 0, std::numeric_limits<std::int32_t>::max()));
+      const std::string tp = fmt::format("{}-{}", ref.topic, ref.partition);
+      if (const auto [it, inserted] = seen.emplace(tp, line_of(node)); !inserted)
+        r_.fail_at(node, part_place,
+                   fmt::format("partition {} of topic '{}' listed twice (first at line {})", ref.partition,
+                               ref.topic, it->second));
+      if (f.has(kRacks)) {
+        const std::string racks_place = join_place(place, field + ".racks");
+        r_.expect_list(f.value(kRacks), racks_place);
+        for (const YAML::Node& rack : f.value(kRacks)) {
+          const RackIndex r = rack_index(r_.string(rack, racks_place));
+          if (std::find(ref.racks.begin(), ref.racks.end(), r) != ref.racks.end())
+            r_.fail_at(rack, racks_place, fmt::format("rack '{}' listed twice", rack.Scalar()));
+          ref.racks.push_back(r);
+        }
+      }
+      task.partitions.push_back(std::move(ref));
+    }
+  }
+
+  RackIndex rack_index(const std::string& name) {
+    const auto [it, inserted] = rack_by_name_.emplace(name, static_cast<RackIndex>(cluster_.racks.size()));
+    if (inserted) cluster_.racks.push_back(name);
+    return it->second;
+  }
+
+  // ---- clients -------------------------------------------------------------------------------
+
+  void parse_clients(const YAML::Node& list) {
+    r_.expect_list(list, "clients");
+    if (list.size() == 0) r_.fail_at(list, "clients", "no clients (an empty group cannot be assigned)");
+    const std::size_t n_tasks = cluster_.tasks.size();
+    prev_owner_.assign(n_tasks, kUnmarked);
+    standby_mark_.assign(n_tasks, kUnmarked);
+    offset_mark_.assign(n_tasks, kUnmarked);
+    cluster_.clients.reserve(list.size());
+    std::size_t i = 0;
+    for (const YAML::Node& node : list) parse_client(node, i++);
+  }
+
+  void parse_client(const YAML::Node& node, std::size_t i) {
+    const std::string index_place = fmt::format("clients[{}]", i);
+    if (!node.IsMap()) r_.fail_at(node, index_place, fmt::format("expected a map, got {}", describe(node)));
+    const Fields f(r_, node, index_place, kClientKeys, Fields::defer_checks);
+
+    if (!f.given(kClientId)) f.check(index_place);  // "unknown key 'idd'; did you mean 'id'?" first
+    const YAML::Node& id_node = f.require(kClientId, index_place);
+    Client client;
+    client.id = r_.string(id_node, join_place(index_place, "id"));
+    const std::string place = fmt::format("client '{}'", client.id);
+    f.check(place);
+    const auto c = static_cast<ClientIndex>(cluster_.clients.size());
+    if (const auto [it, inserted] = client_by_id_.emplace(client.id, c); !inserted)
+      r_.fail_at(id_node, place,
+                 fmt::format("duplicate client id (first defined at line {}, here at line {})",
+                             client_line_[it->second], line_of(id_node)));
+
+    const YAML::Node& threads = f.require(kThreads, place);
+    client.threads = static_cast<std::uint32_t>(
+        r_.integer_in(threads, join_place(place, "threads"), 1, std::numeric_limits<std::uint32_t>::max()));
+
+    if (f.has(kRack)) client.rack = rack_index(r_.string(f.value(kRack), join_place(place, "rack")));
+
+    if (f.has(kTags)) {
+      const YAML::Node& tags = f.value(kTags);
+      r_.expect_map(tags, join_place(place, "tags"));
+      for (auto it = tags.begin(); it != tags.end(); ++it) {
+        const std::string key = r_.string(it->first, join_place(place, "tags"));
+        const std::string tag_place = join_place(place, "tags." + key);
+        std::string value = r_.string(it->second, tag_place, /*allow_empty=*/true);
+        if (!client.tags.emplace(key, std::move(value)).second)
+          r_.fail_at(it->first, join_place(place, "tags"), fmt::format("tag '{}' given twice", key));
+      }
+    }
+
+    // previous_active before previous_standby whatever the key order, so that "in both lists" is
+    // reported on the standby entry.
+    if (f.has(kPreviousActive)) {
+      const std::string list_place = join_place(place, "previous_active");
+      const YAML::Node& list = f.value(kPreviousActive);
+      r_.expect_list(list, list_place);
+      client.previous_active.reserve(list.size());
+      for (const YAML::Node& entry : list) {
+        const TaskIndex t = resolve_task(entry, list_place);
+        if (prev_owner_[t] == c)
+          r_.fail_at(entry, list_place, fmt::format("task '{}' is listed twice", entry.Scalar()));
+        if (prev_owner_[t] != kUnmarked) {
+          const Client& other = cluster_.clients[prev_owner_[t]];
+          r_.fail_at(entry, list_place,
+                     fmt::format("task '{}' is also previous active on client '{}' (line {}); a task has "
+                                 "at most one previous active client",
+                                 entry.Scalar(), other.id, client_line_[prev_owner_[t]]));
+        }
+        prev_owner_[t] = c;
+        client.previous_active.push_back(t);
+      }
+    }
+    if (f.has(kPreviousStandby)) {
+      const std::string list_place = join_place(place, "previous_standby");
+      const YAML::Node& list = f.value(kPreviousStandby);
+      r_.expect_list(list, list_place);
+      client.previous_standby.reserve(list.size());
+      for (const YAML::Node& entry : list) {
+        const TaskIndex t = resolve_task(entry, list_place);
+        if (standby_mark_[t] == c)
+          r_.fail_at(entry, list_place, fmt::format("task '{}' is listed twice", entry.Scalar()));
+        if (prev_owner_[t] == c)
+          r_.fail_at(entry, list_place,
+                     fmt::format("task '{}' is also in previous_active of this client; a client holds a "
+                                 "task as active or as standby, not both",
+                                 entry.Scalar()));
+        standby_mark_[t] = c;
+        client.previous_standby.push_back(t);
+      }
+    }
+
+    if (f.has(kOffsetSums)) {
+      const std::string map_place = join_place(place, "offset_sums");
+      const YAML::Node& sums = f.value(kOffsetSums);
+      r_.expect_map(sums, map_place);
+      client.offset_sums.reserve(sums.size());
+      for (auto it = sums.begin(); it != sums.end(); ++it) {
+        const TaskIndex t = resolve_task(it->first, map_place);
+        if (offset_mark_[t] == c)
+          r_.fail_at(it->first, map_place, fmt::format("task '{}' is listed twice", it->first.Scalar()));
+        offset_mark_[t] = c;
+        // Any integer: negative sums other than -2 are suspect state, reported by the lag model.
+        const std::int64_t sum = r_.integer(it->second, join_place(place, "offset_sums." + it->first.Scalar()));
+        client.offset_sums.push_back({t, sum});
+      }
+    }
+
+    cluster_.clients.push_back(std::move(client));
+    client_line_.push_back(line_of(id_node));
+  }
+
+  // A task id string in a client's lists -> its index (in push order), or an error naming the place.
+  TaskIndex resolve_task(const YAML::Node& node, const std::string& place) const {
+    if (!node.IsScalar())
+      r_.fail_at(node, place, fmt::format("expected a task id string, got {}", describe(node)));
+    const std::string& text = node.Scalar();
+    const auto id = parse_task_id(text);
+    if (!id) r_.fail_at(node, place, fmt::format("'{}' is not a task id of the form S_P (e.g. 0_3)", text));
+    const auto it = task_by_id_.find(task_key(*id));
+    if (it == task_by_id_.end()) r_.fail_at(node, place, fmt::format("unknown task '{}'", text));
+    return it->second;
+  }
+
+  std::string source_;
+  FieldReader r_;
+  Cluster cluster_;
+  std::unordered_map<std::uint64_t, TaskIndex> task_by_id_;
+  std::vector<int> task_line_;
+  std::unordered_map<std::string, ClientIndex> client_by_id_;
+  std::vector<int> client_line_;
+  std::unordered_map<std::string, RackIndex> rack_by_name_;
+  // Per task, the client (push index) that marked it: previous active owner, standby and
+  // offset_sums entries of the client being read (duplicate detection without per-client sets).
+  std::vector<std::uint32_t> prev_owner_;
+  std::vector<std::uint32_t> standby_mark_;
+  std::vector<std::uint32_t> offset_mark_;
+};
+
+}  // namespace
+
+Cluster parse_cluster(std::string_view text, const std::string& source_name) {
+  return ClusterParser(source_name).parse(text);
+}
+
+Cluster read_cluster_file(const std::filesystem::path& path) {
+  const std::string source = path.string();
+  const std::string text = detail::read_text_file(source, path, "cluster file");
+  return parse_cluster(text, source);
+}
+
+}  // namespace assignor::host

@@ -1,0 +1,203 @@
+#include "assignor/host/config_reader.hpp"
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "assignor/errors.hpp"
+#include "yaml_helpers.hpp"
+
+namespace assignor::host {
+
+namespace {
+
+using detail::describe;
+using detail::FieldReader;
+using detail::Fields;
+
+const std::vector<std::string> kTopKeys = {"strategy",   "fallback", "plugins",
+                                           "assignment", "strategies", "logging"};
+enum TopKey : std::size_t { kStrategy, kFallback, kPlugins, kAssignment, kStrategies, kLogging };
+
+const std::vector<std::string> kPluginKeys = {"paths"};
+enum PluginKey : std::size_t { kPaths };
+
+const std::vector<std::string> kAssignmentKeys = {"acceptable_recovery_lag", "max_warmup_replicas",
+                                                  "num_standby_replicas",
+                                                  "probing_rebalance_interval_ms", "rack_aware"};
+enum AssignmentKey : std::size_t {
+  kAcceptableRecoveryLag,
+  kMaxWarmupReplicas,
+  kNumStandbyReplicas,
+  kProbingInterval,
+  kRackAware
+};
+
+const std::vector<std::string> kRackAwareKeys = {"strategy", "traffic_cost", "non_overlap_cost", "tags"};
+enum RackAwareKey : std::size_t { kRackStrategy, kTrafficCost, kNonOverlapCost, kRackTags };
+
+const std::vector<std::string> kLoggingKeys = {"level"};
+enum LoggingKey : std::size_t { kLevel };
+
+const std::vector<std::string> kLogLevels = {"trace", "debug", "info", "warn", "error", "off"};
+const std::vector<std::string> kRackStrategies = {"none", "min_traffic", "balance_subtopology"};
+
+constexpr std::int64_t kU32Max = std::numeric_limits<std::uint32_t>::max();
+
+// One of `allowed`, or an error listing them (and the nearest one).
+std::size_t one_of(const FieldReader& r, const YAML::Node& node, const std::string& place,
+                   const std::vector<std::string>& allowed) {
+  const std::string value = r.string(node, place);
+  for (std::size_t i = 0; i < allowed.size(); ++i)
+    if (allowed[i] == value) return i;
+  std::string problem = fmt::format("'{}' is not one of {}", value, fmt::join(allowed, ", "));
+  if (const std::string near = nearest(value, allowed); !near.empty())
+    problem += fmt::format("; did you mean '{}'?", near);
+  r.fail_at(node, place, problem);
+}
+
+class ConfigParser {
+ public:
+  ConfigParser(std::string source, std::filesystem::path base_dir)
+      : source_(std::move(source)), base_dir_(std::move(base_dir)), r_(source_) {}
+
+  Config parse(std::string_view text) {
+    const YAML::Node root = detail::load_document(text, source_, "a config map with at least 'strategy'");
+    if (!root.IsMap())
+      r_.fail_at(root, "", fmt::format("expected a map at the top level, got {}", describe(root)));
+    const Fields top(r_, root, "", kTopKeys);
+
+    config_.strategy = r_.string(top.require(kStrategy, ""), "strategy");
+    if (top.has(kFallback)) config_.fallback = r_.string(top.value(kFallback), "fallback");
+    if (top.has(kPlugins)) parse_plugins(top.value(kPlugins));
+    if (top.has(kAssignment)) parse_assignment(top.value(kAssignment));
+    if (top.has(kStrategies)) parse_strategies(top.value(kStrategies));
+    if (top.has(kLogging)) {
+      const Fields logging(r_, top.value(kLogging), "logging", kLoggingKeys);
+      if (logging.has(kLevel))
+        config_.log_level = kLogLevels[one_of(r_, logging.value(kLevel), "logging.level", kLogLevels)];
+    }
+    return std::move(config_);
+  }
+
+ private:
+  void parse_plugins(const YAML::Node& node) {
+    const Fields plugins(r_, node, "plugins", kPluginKeys);
+    if (!plugins.has(kPaths)) return;
+    const YAML::Node& paths = plugins.value(kPaths);
+    r_.expect_list(paths, "plugins.paths");
+    for (const YAML::Node& entry : paths) {
+      std::filesystem::path p = r_.string(entry, "plugins.paths");
+      if (p.is_relative()) p = base_dir_ / p;
+      config_.plugin_paths.push_back(p.lexically_normal());
+    }
+  }
+
+  void parse_assignment(const YAML::Node& node) {
+    const Fields a(r_, node, "assignment", kAssignmentKeys);
+    AssignmentSettings& s = config_.settings;
+    auto place = [](std::size_t key) { return "assignment." + kAssignmentKeys[key]; };
+    if (a.has(kAcceptableRecoveryLag))
+      s.acceptable_recovery_lag =
+          r_.integer_in(a.value(kAcceptableRecoveryLag), place(kAcceptableRecoveryLag), 0);
+    if (a.has(kMaxWarmupReplicas))
+      s.max_warmup_replicas = static_cast<std::uint32_t>(
+          r_.integer_in(a.value(kMaxWarmupReplicas), place(kMaxWarmupReplicas), 1, kU32Max));
+    if (a.has(kNumStandbyReplicas))
+      s.num_standby_replicas = static_cast<std::uint32_t>(
+          r_.integer_in(a.value(kNumStandbyReplicas), place(kNumStandbyReplicas), 0, kU32Max));
+    if (a.has(kProbingInterval))
+      s.probing_rebalance_interval_ms =
+          r_.integer_in(a.value(kProbingInterval), place(kProbingInterval), 60000);
+    if (a.has(kRackAware)) parse_rack_aware(a.value(kRackAware));
+  }
+
+  void parse_rack_aware(const YAML::Node& node) {
+    const Fields ra(r_, node, "assignment.rack_aware", kRackAwareKeys);
+    RackAwareSettings& s = config_.settings.rack_aware;
+    auto place = [](std::size_t key) { return "assignment.rack_aware." + kRackAwareKeys[key]; };
+    if (ra.has(kRackStrategy))
+      s.strategy = static_cast<RackAwareStrategy>(
+          one_of(r_, ra.value(kRackStrategy), place(kRackStrategy), kRackStrategies));
+    if (ra.has(kTrafficCost)) s.traffic_cost = r_.integer_in(ra.value(kTrafficCost), place(kTrafficCost), 0);
+    if (ra.has(kNonOverlapCost))
+      s.non_overlap_cost = r_.integer_in(ra.value(kNonOverlapCost), place(kNonOverlapCost), 0);
+    if (ra.has(kRackTags)) {
+      const YAML::Node& tags = ra.value(kRackTags);
+      r_.expect_list(tags, place(kRackTags));
+      for (const YAML::Node& tag : tags) {
+        std::string t = r_.string(tag, place(kRackTags));
+        for (const auto& existing : s.tags)
+          if (existing == t) r_.fail_at(tag, place(kRackTags), fmt::format("tag '{}' listed twice", t));
+        s.tags.push_back(std::move(t));
+      }
+    }
+  }
+
+  void parse_strategies(const YAML::Node& node) {
+    r_.expect_map(node, "strategies");
+    for (auto it = node.begin(); it != node.end(); ++it) {
+      const std::string name = r_.string(it->first, "strategies");
+      const std::string place = "strategies." + name;
+      if (config_.strategy_params.count(name) != 0)
+        r_.fail_at(it->first, "strategies", fmt::format("strategy '{}' given twice", name));
+      std::map<std::string, std::string> values;
+      if (!it->second.IsNull()) {
+        r_.expect_map(it->second, place);
+        flatten(it->second, "", place, values);
+      }
+      config_.strategy_params.emplace(name, StrategyParams(std::move(values)));
+    }
+  }
+
+  // Nested maps become dotted keys ("a: {b: 1}" -> "a.b" = "1"); scalars keep their text.
+  void flatten(const YAML::Node& map, const std::string& prefix, const std::string& place,
+               std::map<std::string, std::string>& out) const {
+    for (auto it = map.begin(); it != map.end(); ++it) {
+      const std::string key = r_.string(it->first, place + (prefix.empty() ? "" : "." + prefix));
+      const std::string full = prefix.empty() ? key : prefix + "." + key;
+      const std::string value_place = place + "." + full;
+      const YAML::Node value = it->second;
+      if (value.IsMap()) {
+        flatten(value, full, place, out);
+      } else if (value.IsScalar()) {
+        if (!out.emplace(full, value.Scalar()).second)
+          r_.fail_at(it->first, value_place, fmt::format("parameter '{}' given twice", full));
+      } else if (value.IsSequence()) {
+        r_.fail_at(value, value_place, "lists are not supported in strategy parameters (use a scalar or a map)");
+      } else {
+        r_.fail_at(it->first, value_place, "missing value (a scalar or a map is expected)");
+      }
+    }
+  }
+
+  std::string source_;
+  std::filesystem::path base_dir_;
+  FieldReader r_;
+  Config config_;
+};
+
+}  // namespace
+
+Config parse_config(std::string_view text, const std::string& source_name,
+                    const std::filesystem::path& base_dir) {
+  return ConfigParser(source_name, base_dir).parse(text);
+}
+
+Config read_config_file(const std::filesystem::path& path) {
+  const std::string source = path.string();
+  const std::string text = detail::read_text_file(source, path, "config file");
+  std::error_code ec;
+  std::filesystem::path base = std::filesystem::absolute(path, ec).parent_path();
+  if (ec) base = path.parent_path();
+  Config config = parse_config(text, source, base);
+  config.source = path;
+  return config;
+}
+
+}  // namespace assignor::host

@@ -1,0 +1,292 @@
+// Internal helpers shared by the cluster and config readers: strict typed access to yaml-cpp nodes
+// with messages of the form "FILE:LINE:COL: <place>: <problem>". Not installed, not public.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <limits>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <system_error>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "assignor/errors.hpp"
+
+namespace assignor::host::detail {
+
+// Where a message points: the file name and a yaml-cpp mark (0-based; printed 1-based).
+inline std::string location(const std::string& source, const YAML::Mark& mark) {
+  if (mark.is_null() || mark.line < 0) return source;
+  return fmt::format("{}:{}:{}", source, mark.line + 1, mark.column + 1);
+}
+
+// "FILE:L:C: place: problem" (place omitted when empty).
+[[noreturn]] inline void fail(const std::string& source, const YAML::Mark& mark, std::string_view place,
+                              std::string_view problem) {
+  if (place.empty()) throw InputError(fmt::format("{}: {}", location(source, mark), problem));
+  throw InputError(fmt::format("{}: {}: {}", location(source, mark), place, problem));
+}
+
+// "place: field" or "field" when the place is empty; "place" when the field is empty.
+inline std::string join_place(std::string_view place, std::string_view field) {
+  if (place.empty()) return std::string(field);
+  if (field.empty()) return std::string(place);
+  return fmt::format("{}: {}", place, field);
+}
+
+// A short description of a node for "expected X, got Y" messages.
+inline std::string describe(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Null:
+    case YAML::NodeType::Undefined:
+      return "null";
+    case YAML::NodeType::Sequence:
+      return "a list";
+    case YAML::NodeType::Map:
+      return "a map";
+    case YAML::NodeType::Scalar:
+      break;
+  }
+  std::string text = node.Scalar();
+  if (text.size() > 40) text = text.substr(0, 37) + "...";
+  // Quoted scalars are strings for sure; plain ones are shown as written.
+  if (node.Tag() == "!") return fmt::format("the string \"{}\"", text);
+  return fmt::format("'{}'", text);
+}
+
+// The raw text of a whole file; InputError when it cannot be read.
+inline std::string read_text_file(const std::string& source, const std::filesystem::path& path,
+                                  std::string_view what) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec))
+    throw InputError(fmt::format("{}: cannot read {}: no such file", source, what));
+  if (std::filesystem::is_directory(path, ec))
+    throw InputError(fmt::format("{}: cannot read {}: it is a directory", source, what));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError(fmt::format("{}: cannot read {}: permission denied or unreadable", source, what));
+  std::ostringstream buffer;
+  buffer << in.rdbuf();
+  if (in.bad()) throw InputError(fmt::format("{}: cannot read {}: read error", source, what));
+  return std::move(buffer).str();
+}
+
+// Parses a single YAML document. Empty input (or only comments, or a bare null) -> InputError;
+// syntax errors carry yaml-cpp's line and column; a second document is an error (not dropped).
+inline YAML::Node load_document(std::string_view text, const std::string& source, std::string_view what) {
+  std::vector<YAML::Node> docs;
+  try {
+    docs = YAML::LoadAll(std::string(text));
+  } catch (const YAML::ParserException& e) {
+    fail(source, e.mark, "", fmt::format("YAML syntax error: {}", e.msg));
+  } catch (const YAML::Exception& e) {
+    fail(source, e.mark, "", fmt::format("cannot parse YAML: {}", e.msg));
+  }
+  if (docs.empty() || (docs.size() == 1 && docs[0].IsNull()))
+    throw InputError(fmt::format("{}: empty file (expected {})", source, what));
+  if (docs.size() > 1)
+    fail(source, docs[1].Mark(), "", "more than one YAML document; expected exactly one");
+  return docs[0];
+}
+
+// ---- strict scalar conversions ----------------------------------------------------------------
+
+// A plain (unquoted) scalar: numbers and booleans must not be quoted strings.
+inline bool is_plain_scalar(const YAML::Node& node) {
+  return node.IsScalar() && node.Tag() != "!";
+}
+
+enum class IntParse { ok, not_an_integer, out_of_range };
+
+inline IntParse parse_int64(std::string_view text, std::int64_t& out) {
+  if (text.empty()) return IntParse::not_an_integer;
+  const char* first = text.data();
+  const char* last = text.data() + text.size();
+  if (*first == '+') ++first;  // "+5" is an integer too
+  if (first == last || (*first != '-' && (*first < '0' || *first > '9'))) return IntParse::not_an_integer;
+  auto [ptr, ec] = std::from_chars(first, last, out);
+  if (ec == std::errc::result_out_of_range) {
+    // Make sure the rest is digits, so that "99999999999999999999x" is "not an integer".
+    const char* p = first + (*first == '-' ? 1 : 0);
+    for (; p != last; ++p)
+      if (*p < '0' || *p > '9') return IntParse::not_an_integer;
+    return IntParse::out_of_range;
+  }
+  if (ec != std::errc{} || ptr != last) return IntParse::not_an_integer;
+  return IntParse::ok;
+}
+
+// Typed access to one field value. `place` is the full place text used in messages (e.g.
+// "client 'c1': threads" or "assignment.max_warmup_replicas").
+class FieldReader {
+ public:
+  explicit FieldReader(const std::string& source) : source_(source) {}
+
+  const std::string& source() const noexcept { return source_; }
+
+  [[noreturn]] void fail_at(const YAML::Node& node, std::string_view place, std::string_view problem) const {
+    fail(source_, node.Mark(), place, problem);
+  }
+
+  std::string string(const YAML::Node& node, std::string_view place, bool allow_empty = false) const {
+    if (!node.IsScalar()) fail_at(node, place, fmt::format("expected a string, got {}", describe(node)));
+    const std::string& s = node.Scalar();
+    if (!allow_empty && s.empty()) fail_at(node, place, "must not be empty");
+    return s;
+  }
+
+  std::int64_t integer(const YAML::Node& node, std::string_view place) const {
+    if (!is_plain_scalar(node)) fail_at(node, place, fmt::format("expected an integer, got {}", describe(node)));
+    std::int64_t value = 0;
+    switch (parse_int64(node.Scalar(), value)) {
+      case IntParse::ok:
+        return value;
+      case IntParse::out_of_range:
+        fail_at(node, place, fmt::format("integer {} is out of range (64-bit signed)", node.Scalar()));
+      case IntParse::not_an_integer:
+        break;
+    }
+    fail_at(node, place, fmt::format("expected an integer, got {}", describe(node)));
+  }
+
+  // An integer in [min, max]; messages "must be >= 1, got 0".
+  std::int64_t integer_in(const YAML::Node& node, std::string_view place, std::int64_t min,
+                          std::int64_t max = std::numeric_limits<std::int64_t>::max()) const {
+    const std::int64_t v = integer(node, place);
+    if (v < min) fail_at(node, place, fmt::format("must be >= {}, got {}", min, v));
+    if (v > max) fail_at(node, place, fmt::format("must be <= {}, got {}", max, v));
+    return v;
+  }
+
+  double number(const YAML::Node& node, std::string_view place) const {
+    if (!is_plain_scalar(node)) fail_at(node, place, fmt::format("expected a number, got {}", describe(node)));
+    const std::string& s = node.Scalar();
+    const char* first = s.data();
+    const char* last = s.data() + s.size();
+    if (first != last && *first == '+') ++first;
+    double value = 0;
+    auto [ptr, ec] = std::from_chars(first, last, value);
+    if (first == last || ec == std::errc::invalid_argument || ptr != last)
+      fail_at(node, place, fmt::format("expected a number, got {}", describe(node)));
+    if (ec == std::errc::result_out_of_range || !std::isfinite(value))
+      fail_at(node, place, fmt::format("must be a finite number, got {}", s));
+    return value;
+  }
+
+  bool boolean(const YAML::Node& node, std::string_view place) const {
+    if (is_plain_scalar(node)) {
+      const std::string& s = node.Scalar();
+      if (s == "true" || s == "True" || s == "TRUE") return true;
+      if (s == "false" || s == "False" || s == "FALSE") return false;
+    }
+    fail_at(node, place, fmt::format("expected a boolean (true or false), got {}", describe(node)));
+  }
+
+  void expect_list(const YAML::Node& node, std::string_view place) const {
+    if (!node.IsSequence()) fail_at(node, place, fmt::format("expected a list, got {}", describe(node)));
+  }
+  void expect_map(const YAML::Node& node, std::string_view place) const {
+    if (!node.IsMap()) fail_at(node, place, fmt::format("expected a map, got {}", describe(node)));
+  }
+
+ private:
+  const std::string& source_;
+};
+
+// The fields of one YAML map, checked against the known keys: an unknown key is an error naming
+// the nearest known key, a key given twice is an error naming both lines.
+//
+// The two-step form lets a reader name the place after reading the map's id:
+//   Fields f(reader, node, "clients[3]", kKeys, Fields::defer_checks);
+//   ... read the id ...
+//   f.check("client 'c1'");   // unknown or repeated keys, reported with the client's id
+class Fields {
+ public:
+  struct DeferChecks {};
+  static constexpr DeferChecks defer_checks{};
+
+  Fields(const FieldReader& reader, const YAML::Node& map, std::string_view place,
+         const std::vector<std::string>& known)
+      : Fields(reader, map, place, known, defer_checks) {
+    check(place);
+  }
+
+  // Collects the fields; unknown or repeated keys are reported by check().
+  Fields(const FieldReader& reader, const YAML::Node& map, std::string_view place,
+         const std::vector<std::string>& known, DeferChecks)
+      : reader_(reader), map_(map), known_(known), keys_(known.size()), values_(known.size()),
+        present_(known.size(), false) {
+    reader.expect_map(map, place);
+    for (auto it = map.begin(); it != map.end(); ++it) {
+      const YAML::Node key = it->first;
+      if (!key.IsScalar())
+        reader.fail_at(key, place, fmt::format("keys must be strings, got {}", describe(key)));
+      const std::string& name = key.Scalar();
+      std::size_t i = 0;
+      while (i < known.size() && known[i] != name) ++i;
+      if (i == known.size()) {
+        if (!problem_) problem_.emplace(key, unknown_key(name));
+        continue;
+      }
+      if (present_[i]) {
+        if (!problem_)
+          problem_.emplace(key, fmt::format("key '{}' given twice (first at line {})", name,
+                                            keys_[i].Mark().line + 1));
+        continue;
+      }
+      present_[i] = true;
+      keys_[i] = key;
+      values_[i] = it->second;
+    }
+  }
+
+  // Throws for the first unknown or repeated key, if any.
+  void check(std::string_view place) const {
+    if (problem_) reader_.fail_at(problem_->first, place, problem_->second);
+  }
+
+  // Present with a non-null value (null counts as absent: "stores:" with nothing means no stores).
+  bool has(std::size_t i) const { return present_[i] && !values_[i].IsNull(); }
+  // Present at all, even with a null value.
+  bool given(std::size_t i) const { return present_[i]; }
+  const YAML::Node& value(std::size_t i) const { return values_[i]; }
+  const YAML::Node& key(std::size_t i) const { return keys_[i]; }
+  const YAML::Node& map() const { return map_; }
+  const std::string& name(std::size_t i) const { return known_[i]; }
+
+  // A required key: missing -> "missing required key 'x'" at the map; null -> "x: missing value".
+  const YAML::Node& require(std::size_t i, std::string_view place) const {
+    if (!present_[i]) reader_.fail_at(map_, place, fmt::format("missing required key '{}'", known_[i]));
+    if (values_[i].IsNull()) reader_.fail_at(keys_[i], join_place(place, known_[i]), "missing value");
+    return values_[i];
+  }
+
+ private:
+  std::string unknown_key(const std::string& name) const {
+    std::string problem = fmt::format("unknown key '{}'", name);
+    if (const std::string near = nearest(name, known_); !near.empty())
+      return problem + fmt::format("; did you mean '{}'?", near);
+    problem += "; known keys:";
+    for (std::size_t k = 0; k < known_.size(); ++k) problem += (k ? ", " : " ") + known_[k];
+    return problem;
+  }
+
+  const FieldReader& reader_;
+  YAML::Node map_;
+  const std::vector<std::string>& known_;
+  std::vector<YAML::Node> keys_;
+  std::vector<YAML::Node> values_;
+  std::vector<bool> present_;
+  std::optional<std::pair<YAML::Node, std::string>> problem_;
+};
+
+}  // namespace assignor::host::detail
