@@ -125,19 +125,21 @@ std::string to_table(const Cluster& cluster, const AssignmentReport& report) {
 
   std::string out = fmt::format("strategy: {}\n", report.strategy);
   out += fmt::format("{:<{}}  {:>7}  {:>6}  {:>7}  {:>6}  {}\n", "client", id_width, "threads", "active",
-                     "standby", "warmup", "active tasks");
+                     "standby", "warmup", "tasks");
+  auto list = [&](const char* role, const std::vector<TaskIndex>& tasks) {
+    std::string text = role;
+    for (std::size_t i = 0; i < tasks.size() && i < kMaxListed; ++i)
+      text += ' ' + to_string(cluster.tasks[tasks[i]].id);
+    if (tasks.size() > kMaxListed) text += fmt::format(" \u2026 (+{} more)", tasks.size() - kMaxListed);
+    return text;
+  };
   for (ClientIndex c = 0; c < cluster.client_count(); ++c) {
-    std::string tasks;
-    const auto& actives = per.active[c];
-    for (std::size_t i = 0; i < actives.size() && i < kMaxListed; ++i) {
-      if (i) tasks += ' ';
-      tasks += to_string(cluster.tasks[actives[i]].id);
-    }
-    if (actives.size() > kMaxListed) tasks += fmt::format(" \u2026 (+{} more)", actives.size() - kMaxListed);
-    if (actives.empty()) tasks = "-";
+    std::string tasks = per.active[c].empty() ? "-" : list("active", per.active[c]);
+    if (!per.standby[c].empty()) tasks += " | " + list("standby", per.standby[c]);
+    if (!per.warmup[c].empty()) tasks += " | " + list("warmup", per.warmup[c]);
     out += fmt::format("{:<{}}  {:>7}  {:>6}  {:>7}  {:>6}  {}\n", cluster.clients[c].id, id_width,
-                       cluster.clients[c].threads, actives.size(), per.standby[c].size(), per.warmup[c].size(),
-                       tasks);
+                       cluster.clients[c].threads, per.active[c].size(), per.standby[c].size(),
+                       per.warmup[c].size(), tasks);
   }
   if (report.assignment.probing_rebalance)
     out += fmt::format("probing rebalance: needed, after {} ms\n", report.probing_after_ms);

@@ -130,9 +130,9 @@ TEST_F(AssignmentIoTest, ToJsonRejectsOutOfRangePlacements) {
 TEST_F(AssignmentIoTest, TableRowsProbingAndMetrics) {
   const std::string table = to_table(cluster_, report());
   EXPECT_THAT(table, HasSubstr("strategy: high_availability\n"));
-  EXPECT_THAT(table, HasSubstr("client  threads  active  standby  warmup  active tasks\n"));
-  EXPECT_THAT(table, HasSubstr("alpha         2       4        1       0  0_0 0_1 1_0 2_0\n"));
-  EXPECT_THAT(table, HasSubstr("beta          2       3        1       1  0_2 1_1 2_1\n"));
+  EXPECT_THAT(table, HasSubstr("client  threads  active  standby  warmup  tasks\n"));
+  EXPECT_THAT(table, HasSubstr("alpha         2       4        1       0  active 0_0 0_1 1_0 2_0 | standby 0_2\n"));
+  EXPECT_THAT(table, HasSubstr("beta          2       3        1       1  active 0_2 1_1 2_1 | standby 0_0 | warmup 0_1\n"));
   EXPECT_THAT(table, HasSubstr("gamma         1       0        0       0  -\n"));
   EXPECT_THAT(table, HasSubstr("probing rebalance: needed, after 600000 ms\n"));
   EXPECT_THAT(table, HasSubstr("  active_moves          1\n"));
