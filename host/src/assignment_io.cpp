@@ -75,6 +75,7 @@ std::vector<std::pair<std::string, std::string>> metric_rows(const Metrics& m) {
       {"max_subtopology_skew", fmt::format("{}", m.max_subtopology_skew)},
       {"cross_rack_traffic", m.cross_rack_traffic ? fmt::format("{}", *m.cross_rack_traffic) : "n/a (no racks)"},
       {"restore_offsets", fmt::format("{}", m.restore_offsets)},
+      {"thread_load_spread", m.thread_load_spread ? fmt::format("{}", *m.thread_load_spread) : "n/a"},
   };
 }
 
@@ -93,6 +94,7 @@ ordered_json metrics_to_json(const Metrics& m) {
   out["max_subtopology_skew"] = m.max_subtopology_skew;
   out["cross_rack_traffic"] = m.cross_rack_traffic ? ordered_json(*m.cross_rack_traffic) : ordered_json(nullptr);
   out["restore_offsets"] = m.restore_offsets;
+  out["thread_load_spread"] = m.thread_load_spread ? ordered_json(*m.thread_load_spread) : ordered_json(nullptr);
   return out;
 }
 
@@ -106,6 +108,14 @@ ordered_json to_json(const Cluster& cluster, const AssignmentReport& report) {
     entry["active"] = task_list(cluster, per.active[c]);
     entry["standby"] = task_list(cluster, per.standby[c]);
     entry["warmup"] = task_list(cluster, per.warmup[c]);
+    if (report.threads && c < report.threads->clients.size()) {
+      ordered_json threads = ordered_json::object();
+      for (const auto& th : report.threads->clients[c].threads)
+        threads[th.name] = {{"active", task_list(cluster, th.active)},
+                            {"standby", task_list(cluster, th.standby)},
+                            {"warmup", task_list(cluster, th.warmup)}};
+      entry["threads"] = std::move(threads);
+    }
     assignment[cluster.clients[c].id] = std::move(entry);
   }
   out["assignment"] = std::move(assignment);
@@ -113,6 +123,53 @@ ordered_json to_json(const Cluster& cluster, const AssignmentReport& report) {
                               {"after_ms", report.probing_after_ms}};
   out["metrics"] = metrics_to_json(report.metrics);
   out["assign_ms"] = report.assign_ms;
+  return out;
+}
+
+namespace {
+
+void write_pretty(const ordered_json& v, std::string& out, std::size_t indent) {
+  const bool scalar_array =
+      v.is_array() && std::all_of(v.begin(), v.end(), [](const ordered_json& e) { return !e.is_structured(); });
+  if (v.is_object() && !v.empty()) {
+    out += "{\n";
+    std::size_t i = 0;
+    for (auto it = v.begin(); it != v.end(); ++it, ++i) {
+      out.append(indent + 2, ' ');
+      out += ordered_json(it.key()).dump();
+      out += ": ";
+      write_pretty(it.value(), out, indent + 2);
+      out += i + 1 < v.size() ? ",\n" : "\n";
+    }
+    out.append(indent, ' ');
+    out += '}';
+  } else if (v.is_array() && !v.empty() && !scalar_array) {
+    out += "[\n";
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      out.append(indent + 2, ' ');
+      write_pretty(v[i], out, indent + 2);
+      out += i + 1 < v.size() ? ",\n" : "\n";
+    }
+    out.append(indent, ' ');
+    out += ']';
+  } else if (scalar_array) {
+    out += '[';
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      if (i) out += ", ";
+      out += v[i].dump();
+    }
+    out += ']';
+  } else {
+    out += v.dump();
+  }
+}
+
+}  // namespace
+
+std::string pretty_json(const ordered_json& value) {
+  std::string out;
+  write_pretty(value, out, 0);
+  out += '\n';
   return out;
 }
 
@@ -158,7 +215,8 @@ namespace {
 
 const std::vector<std::string> kTopKeys = {"strategy", "assignment", "probing_rebalance", "metrics",
                                            "assign_ms"};
-const std::vector<std::string> kClientKeys = {"active", "standby", "warmup"};
+const std::vector<std::string> kClientKeys = {"active", "standby", "warmup"};  // the roles
+const std::vector<std::string> kClientEntryKeys = {"active", "standby", "warmup", "threads"};
 const std::vector<std::string> kProbingKeys = {"needed", "after_ms"};
 
 std::string json_type(const json& j) { return j.type_name(); }
@@ -269,8 +327,9 @@ ParsedAssignment read_assignment_file(const std::filesystem::path& path, const C
                                    "\"warmup\" lists, got {}",
                                    source, place, json_type(entry)));
     for (const auto& [key, value] : entry.items())
-      if (std::find(kClientKeys.begin(), kClientKeys.end(), key) == kClientKeys.end())
-        throw InputError(fmt::format("{}: assignment: {}: {}", source, place, unknown_key_problem(key, kClientKeys)));
+      if (std::find(kClientEntryKeys.begin(), kClientEntryKeys.end(), key) == kClientEntryKeys.end())
+        throw InputError(
+            fmt::format("{}: assignment: {}: {}", source, place, unknown_key_problem(key, kClientEntryKeys)));
 
     const auto client = cluster.find_client(client_id);
     if (client) {
@@ -310,6 +369,36 @@ ParsedAssignment read_assignment_file(const std::filesystem::path& path, const C
         }
         marks[role][*t] = *client;
         lists[role]->push_back({*t, *client});
+      }
+    }
+
+    // Optional per-thread split: each thread's tasks must be the client's own, in the same role.
+    const auto threads_it = entry.find("threads");
+    if (threads_it == entry.end() || !client) continue;
+    if (!threads_it->is_object())
+      throw InputError(fmt::format("{}: assignment: {}: threads: expected an object, got {}", source, place,
+                                   json_type(*threads_it)));
+    for (const auto& [thread, roles] : threads_it->items()) {
+      const std::string thread_place = fmt::format("{}: threads.{}", place, thread);
+      if (!roles.is_object())
+        throw InputError(fmt::format("{}: assignment: {}: expected an object, got {}", source, thread_place,
+                                     json_type(roles)));
+      for (const auto& [role_name, list] : roles.items()) {
+        const auto role = static_cast<std::size_t>(
+            std::find(kClientKeys.begin(), kClientKeys.end(), role_name) - kClientKeys.begin());
+        if (role == kClientKeys.size())
+          throw InputError(fmt::format("{}: assignment: {}: {}", source, thread_place,
+                                       unknown_key_problem(role_name, kClientKeys)));
+        if (!list.is_array())
+          throw InputError(fmt::format("{}: assignment: {}: {}: expected an array of task ids", source,
+                                       thread_place, role_name));
+        for (const auto& item : list) {
+          const auto id = item.is_string() ? parse_task_id(item.get_ref<const std::string&>()) : std::nullopt;
+          const auto t = id ? cluster.find_task(*id) : std::nullopt;
+          if (!t || marks[role][*t] != *client)
+            throw InputError(fmt::format("{}: assignment: {}: {}: {} is not in the client's {} list", source,
+                                         thread_place, role_name, item.dump(), role_name));
+        }
       }
     }
   }

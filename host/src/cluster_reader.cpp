@@ -38,7 +38,7 @@ enum PartitionKey : std::size_t { kTopic, kPartition, kRacks };
 
 const std::vector<std::string> kClientKeys = {"id",   "threads",         "rack",
                                               "tags", "previous_active", "previous_standby",
-                                              "offset_sums"};
+                                              "offset_sums", "previous_by_thread"};
 enum ClientKey : std::size_t {
   kClientId,
   kThreads,
@@ -46,8 +46,12 @@ enum ClientKey : std::size_t {
   kTags,
   kPreviousActive,
   kPreviousStandby,
-  kOffsetSums
+  kOffsetSums,
+  kPreviousByThread
 };
+
+const std::vector<std::string> kThreadKeys = {"active", "standby"};
+enum ThreadKey : std::size_t { kThreadActive, kThreadStandby };
 
 constexpr std::uint32_t kUnmarked = std::numeric_limits<std::uint32_t>::max();
 
@@ -307,6 +311,8 @@ class ClusterParser {
       }
     }
 
+    if (f.has(kPreviousByThread)) parse_threads(f.value(kPreviousByThread), place, client);
+
     if (f.has(kOffsetSums)) {
       const std::string map_place = join_place(place, "offset_sums");
       const YAML::Node& sums = f.value(kOffsetSums);
@@ -325,6 +331,52 @@ class ClusterParser {
 
     cluster_.clients.push_back(std::move(client));
     client_line_.push_back(line_of(id_node));
+  }
+
+  // previous_by_thread: {<thread name>: {active: [...], standby: [...]}}: which thread held which of
+  // the client's previous tasks. Optional; every task must be in the client's own lists, on one
+  // thread only, and there can be no more named threads than `threads`.
+  void parse_threads(const YAML::Node& map, const std::string& place, Client& client) {
+    const std::string map_place = join_place(place, "previous_by_thread");
+    r_.expect_map(map, map_place);
+    if (map.size() > client.threads)
+      r_.fail_at(map, map_place,
+                 fmt::format("{} threads named but the client has threads: {}", map.size(), client.threads));
+    std::unordered_map<TaskIndex, std::string> thread_of;
+    for (auto it = map.begin(); it != map.end(); ++it) {
+      ThreadHistory thread;
+      thread.name = r_.string(it->first, map_place);
+      const std::string thread_place = join_place(map_place, thread.name);
+      for (const auto& other : client.threads_history)
+        if (other.name == thread.name)
+          r_.fail_at(it->first, map_place, fmt::format("thread '{}' given twice", thread.name));
+      const YAML::Node roles = it->second;
+      if (roles.IsNull()) {  // a thread that held nothing
+        client.threads_history.push_back(std::move(thread));
+        continue;
+      }
+      const Fields tf(r_, roles, thread_place, kThreadKeys);
+      for (const ThreadKey role : {kThreadActive, kThreadStandby}) {
+        if (!tf.has(role)) continue;
+        const std::string list_place = join_place(thread_place, kThreadKeys[role]);
+        const YAML::Node& list = tf.value(role);
+        r_.expect_list(list, list_place);
+        const bool active = role == kThreadActive;
+        const auto& owned = active ? client.previous_active : client.previous_standby;
+        for (const YAML::Node& entry : list) {
+          const TaskIndex t = resolve_task(entry, list_place);
+          if (std::find(owned.begin(), owned.end(), t) == owned.end())
+            r_.fail_at(entry, list_place,
+                       fmt::format("task '{}' is not in the client's previous_{}", entry.Scalar(),
+                                   active ? "active" : "standby"));
+          if (const auto [seen, inserted] = thread_of.emplace(t, thread.name); !inserted)
+            r_.fail_at(entry, list_place,
+                       fmt::format("task '{}' is also on thread '{}'", entry.Scalar(), seen->second));
+          (active ? thread.previous_active : thread.previous_standby).push_back(t);
+        }
+      }
+      client.threads_history.push_back(std::move(thread));
+    }
   }
 
   // A task id string in a client's lists -> its index (in push order), or an error naming the place.

@@ -7,6 +7,7 @@
 #include "assignor/errors.hpp"
 #include "assignor/log.hpp"
 #include "assignor/metrics.hpp"
+#include "assignor/threads.hpp"
 #include "assignor/validation.hpp"
 
 namespace assignor::host {
@@ -118,7 +119,9 @@ RunOutcome run_assignment(const PluginRegistry& registry, const Config& config,
   outcome.report.strategy = chosen;
   outcome.report.probing_after_ms = config.settings.probing_rebalance_interval_ms;
   outcome.report.assign_ms = result.ms + lag_ms;
-  outcome.report.metrics = compute_metrics(cluster, config.settings, lags, result.assignment);
+  outcome.report.threads = distribute_over_threads(cluster, lags, result.assignment);
+  outcome.report.metrics =
+      compute_metrics(cluster, config.settings, lags, result.assignment, &*outcome.report.threads);
   outcome.report.assignment = std::move(result.assignment);
   return outcome;
 }

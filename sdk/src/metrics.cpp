@@ -23,8 +23,10 @@ double spread(const std::vector<std::uint32_t>& counts, const Cluster& cluster) 
 }  // namespace
 
 Metrics compute_metrics(const Cluster& cluster, const AssignmentSettings& settings,
-                        const LagModel& lags, const Assignment& assignment) {
+                        const LagModel& lags, const Assignment& assignment,
+                        const ThreadDistribution* threads) {
   Metrics m;
+  if (threads != nullptr) m.thread_load_spread = thread_load_spread(*threads);
   const std::size_t n_clients = cluster.client_count();
   std::vector<std::uint32_t> active_count(n_clients, 0);
   std::vector<std::uint32_t> total_count(n_clients, 0);

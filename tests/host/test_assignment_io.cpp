@@ -112,10 +112,13 @@ TEST_F(AssignmentIoTest, MetricsToJsonHasEveryFieldInOrder) {
   EXPECT_EQ(j.dump(),
             R"({"active_moves":1,"restoring_actives":2,"cold_actives":3,"warmups":1,"standbys":2,)"
             R"("standby_shortfall":1,"active_load_spread":1.5,"total_load_spread":2.25,)"
-            R"("max_subtopology_skew":4,"cross_rack_traffic":null,"restore_offsets":123456})");
+            R"("max_subtopology_skew":4,"cross_rack_traffic":null,"restore_offsets":123456,)"
+            R"("thread_load_spread":null})");
   m.cross_rack_traffic = 7;
+  m.thread_load_spread = 1;
   j = metrics_to_json(m);
   EXPECT_EQ(j["cross_rack_traffic"], 7);
+  EXPECT_EQ(j["thread_load_spread"], 1);
 }
 
 TEST_F(AssignmentIoTest, ToJsonRejectsOutOfRangePlacements) {
@@ -284,6 +287,23 @@ TEST_F(AssignmentIoTest, ReadInputErrorsInClientEntries) {
                                                            "'active'?")));
   EXPECT_THAT(error(R"({"assignment": {"alpha": {}, "alpha": {"active": ["0_0"]}}})"),
               AllOf(HasSubstr("assignment.json"), HasSubstr("key 'alpha' given twice")));
+}
+
+}  // namespace
+}  // namespace assignor::host
+
+namespace assignor::host {
+namespace {
+
+TEST(PrettyJson, TaskListsOnOneLineObjectsIndentedAndRoundTrips) {
+  const nlohmann::ordered_json v = nlohmann::ordered_json::parse(
+      R"({"strategy":"s","assignment":{"a":{"active":["0_0","0_1"],"standby":[],"warmup":[]}},)"
+      R"("probing_rebalance":{"needed":true,"after_ms":600000},"nested":[{"x":1},[2,3]]})");
+  const std::string text = pretty_json(v);
+  EXPECT_NE(text.find("\"active\": [\"0_0\", \"0_1\"],\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("\n    \"a\": {\n"), std::string::npos) << text;
+  EXPECT_EQ(text.back(), '\n');
+  EXPECT_EQ(nlohmann::ordered_json::parse(text), v);
 }
 
 }  // namespace

@@ -509,9 +509,47 @@ TEST_F(ClusterReaderTest, UnknownClientKeySuggestsNearest) {
               HasSubstr("cluster.yaml:4:5: client 'c1': unknown key 'thread'; did you mean 'threads'?"));
 }
 
-TEST_F(ClusterReaderTest, PreviousByThreadIsNotSupportedYet) {
-  EXPECT_THAT(error("tasks: []\nclients:\n  - id: c1\n    threads: 1\n    previous_by_thread: {}\n"),
-              HasSubstr("cluster.yaml:5:5: client 'c1': unknown key 'previous_by_thread'"));
+const char* kThreadedHeader =
+    "tasks: [{id: '0_0'}, {id: '0_1'}, {id: '0_2'}]\n"
+    "clients:\n"
+    "  - id: c1\n"
+    "    threads: 2\n"
+    "    previous_active: ['0_0', '0_1']\n"
+    "    previous_standby: ['0_2']\n";
+
+TEST_F(ClusterReaderTest, PreviousByThreadIsReadPerThread) {
+  const Cluster c = read(std::string(kThreadedHeader) +
+                         "    previous_by_thread:\n"
+                         "      t1: {active: ['0_1'], standby: ['0_2']}\n"
+                         "      t0: {active: ['0_0']}\n");
+  const auto& threads = c.clients[0].threads_history;
+  ASSERT_EQ(threads.size(), 2u);
+  EXPECT_EQ(threads[0].name, "t1");
+  EXPECT_EQ(threads[0].previous_active, (std::vector<TaskIndex>{task(c, "0_1")}));
+  EXPECT_EQ(threads[0].previous_standby, (std::vector<TaskIndex>{task(c, "0_2")}));
+  EXPECT_EQ(threads[1].previous_active, (std::vector<TaskIndex>{task(c, "0_0")}));
+}
+
+TEST_F(ClusterReaderTest, PreviousByThreadTaskMustBeTheClientsOwn) {
+  EXPECT_THAT(error(std::string(kThreadedHeader) + "    previous_by_thread: {t0: {active: ['0_2']}}\n"),
+              HasSubstr("cluster.yaml:7:40: client 'c1': previous_by_thread: t0: active: task '0_2' is not in "
+                        "the client's previous_active"));
+}
+
+TEST_F(ClusterReaderTest, PreviousByThreadTaskOnTwoThreads) {
+  EXPECT_THAT(error(std::string(kThreadedHeader) +
+                    "    previous_by_thread: {t0: {active: ['0_0']}, t1: {active: ['0_0']}}\n"),
+              HasSubstr("task '0_0' is also on thread 't0'"));
+}
+
+TEST_F(ClusterReaderTest, PreviousByThreadMoreThreadsThanCapacity) {
+  EXPECT_THAT(error(std::string(kThreadedHeader) + "    previous_by_thread: {a: {}, b: {}, c: {}}\n"),
+              HasSubstr("3 threads named but the client has threads: 2"));
+}
+
+TEST_F(ClusterReaderTest, PreviousByThreadUnknownRoleSuggestsNearest) {
+  EXPECT_THAT(error(std::string(kThreadedHeader) + "    previous_by_thread: {t0: {actives: ['0_0']}}\n"),
+              HasSubstr("unknown key 'actives'; did you mean 'active'?"));
 }
 
 TEST_F(ClusterReaderTest, ThreadsMissing) {

@@ -8,6 +8,7 @@
 #include "assignor/lags.hpp"
 #include "assignor/model.hpp"
 #include "assignor/settings.hpp"
+#include "assignor/threads.hpp"
 
 namespace assignor {
 
@@ -23,10 +24,13 @@ struct Metrics {
   std::uint64_t max_subtopology_skew = 0;  // max over sub-topologies of (max - min actives on a client)
   std::optional<std::uint64_t> cross_rack_traffic;  // only when racks are given
   std::uint64_t restore_offsets = 0;    // offsets to restore before the cold actives can process
+  std::optional<std::uint64_t> thread_load_spread;  // max over clients of (max - min tasks per thread)
 };
 
-// `assignment` must be valid (see validate()).
+// `assignment` must be valid (see validate()). thread_load_spread is filled when `threads` (the
+// SDK's distribute_over_threads() of this assignment) is given.
 Metrics compute_metrics(const Cluster& cluster, const AssignmentSettings& settings,
-                        const LagModel& lags, const Assignment& assignment);
+                        const LagModel& lags, const Assignment& assignment,
+                        const ThreadDistribution* threads = nullptr);
 
 }  // namespace assignor

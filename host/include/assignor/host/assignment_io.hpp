@@ -13,6 +13,7 @@
 #include "assignor/metrics.hpp"
 #include "assignor/model.hpp"
 #include "assignor/settings.hpp"
+#include "assignor/threads.hpp"
 #include "assignor/validation.hpp"
 
 namespace assignor::host {
@@ -23,6 +24,7 @@ struct AssignmentReport {
   std::int64_t probing_after_ms = 0;
   Metrics metrics;
   double assign_ms = 0;
+  std::optional<ThreadDistribution> threads;  // per-thread split of each client's tasks
 };
 
 // ordered_json: keys keep the order of DESIGN 4.4 / 4.5 and clients keep cluster order (by id), so
@@ -30,6 +32,10 @@ struct AssignmentReport {
 nlohmann::ordered_json metrics_to_json(const Metrics& metrics);
 // Throws std::invalid_argument when a placement's task or client index is out of range.
 nlohmann::ordered_json to_json(const Cluster& cluster, const AssignmentReport& report);
+// JSON for people and machines: objects indented one key per line, arrays of scalars (task lists)
+// on one line, so a 100k-task assignment stays readable and compact. Ends with a newline.
+std::string pretty_json(const nlohmann::ordered_json& value);
+
 // A table for people: one row per client (id, threads, active/standby/warmup counts and ids), then
 // the probing decision and the metrics.
 std::string to_table(const Cluster& cluster, const AssignmentReport& report);

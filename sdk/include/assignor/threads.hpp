@@ -1,0 +1,51 @@
+// Distribution of each client's tasks over its threads, computed by the SDK for every strategy.
+//
+// Kafka Streams assigns each client's tasks to its stream threads (consumers) as well. Per client,
+// in three passes that share one per-thread load: stateful actives, then standbys and warmups, then
+// stateless actives. In each pass the per-thread minimum is floor(all tasks so far / threads);
+// stateful tasks first go back to the thread that held them before (in order of that thread's lag
+// on them, then task order) up to the minimum; the rest are dealt in task order to threads below
+// the minimum; extras go to their previous thread if it is at the minimum, else to the least-loaded
+// thread. The per-thread count stays within one across all three kinds.
+//
+//   ThreadDistribution d = distribute_over_threads(cluster, lags, assignment);
+//   d.clients[c].threads[i].active  // tasks of thread i of client c
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "assignor/assignment.hpp"
+#include "assignor/lags.hpp"
+#include "assignor/model.hpp"
+
+namespace assignor {
+
+struct ThreadTasks {
+  std::string name;  // from the cluster file's previous_by_thread, else "t<i>"
+  std::vector<TaskIndex> active;   // in task order
+  std::vector<TaskIndex> standby;  // in task order
+  std::vector<TaskIndex> warmup;   // in task order
+  std::size_t load() const noexcept { return active.size() + standby.size() + warmup.size(); }
+};
+
+struct ClientThreads {
+  std::vector<ThreadTasks> threads;  // `threads` entries, named ones first (in file order)
+};
+
+struct ThreadDistribution {
+  std::vector<ClientThreads> clients;  // by ClientIndex
+};
+
+// `assignment` must be valid.
+ThreadDistribution distribute_over_threads(const Cluster& cluster, const LagModel& lags,
+                                           const Assignment& assignment);
+
+// max over clients of (max - min tasks held by one of its threads).
+std::size_t thread_load_spread(const ThreadDistribution& distribution) noexcept;
+
+// The thread names of a client: previous_by_thread's names in file order, then "t0", "t1", ...
+// (skipping names already taken) up to `threads`.
+std::vector<std::string> thread_names(const Client& client);
+
+}  // namespace assignor

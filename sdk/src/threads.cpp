@@ -1,0 +1,162 @@
+#include "assignor/threads.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+namespace assignor {
+
+std::vector<std::string> thread_names(const Client& client) {
+  std::vector<std::string> names;
+  names.reserve(client.threads);
+  for (const auto& t : client.threads_history) names.push_back(t.name);
+  for (std::size_t i = 0; names.size() < client.threads; ++i) {
+    std::string candidate = "t" + std::to_string(i);
+    if (std::find(names.begin(), names.end(), candidate) == names.end()) names.push_back(std::move(candidate));
+  }
+  return names;
+}
+
+namespace {
+
+enum class Kind { stateful_active, copy, stateless_active };
+
+struct ClientPlan {
+  const Cluster& cluster;
+  const LagModel& lags;
+  ClientIndex client;
+  std::vector<ThreadTasks>& threads;
+  // (task, previous thread) of this client, sorted by task.
+  std::vector<std::pair<TaskIndex, std::uint32_t>> previous;
+
+  std::uint32_t previous_thread(TaskIndex t) const {
+    auto it = std::lower_bound(previous.begin(), previous.end(), std::pair<TaskIndex, std::uint32_t>{t, 0});
+    return it != previous.end() && it->first == t ? it->second : UINT32_MAX;
+  }
+
+  void place(std::vector<TaskIndex>& tasks_in_order, Kind kind, std::vector<TaskIndex>* warmups = nullptr) {
+    const std::size_t n_threads = threads.size();
+    std::size_t total = 0;
+    for (const auto& th : threads) total += th.load();
+    const std::size_t batch = tasks_in_order.size() + (warmups ? warmups->size() : 0);
+    if (batch == 0) return;
+    const std::size_t minimum = (total + batch) / n_threads;
+
+    // Each entry: task, and whether it is a warmup (kept apart only for the output lists).
+    struct Item {
+      TaskIndex task;
+      bool warmup;
+    };
+    std::vector<Item> items;
+    items.reserve(batch);
+    for (TaskIndex t : tasks_in_order) items.push_back({t, false});
+    if (warmups)
+      for (TaskIndex t : *warmups) items.push_back({t, true});
+    std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.task < b.task; });
+    std::vector<std::uint8_t> done(items.size(), 0);
+
+    auto put = [&](std::size_t i, std::size_t th) {
+      ThreadTasks& thread = threads[th];
+      if (kind != Kind::copy) thread.active.push_back(items[i].task);
+      else if (items[i].warmup) thread.warmup.push_back(items[i].task);
+      else thread.standby.push_back(items[i].task);
+      done[i] = 1;
+    };
+
+    const bool sticky = kind != Kind::stateless_active;
+    if (sticky && !previous.empty()) {
+      // Back to the previous thread, in order of this client's lag on the task, up to the minimum.
+      std::vector<std::size_t> order;
+      for (std::size_t i = 0; i < items.size(); ++i)
+        if (previous_thread(items[i].task) != UINT32_MAX) order.push_back(i);
+      auto lag_of = [&](std::size_t i) { return lags.lag(items[i].task, client); };
+      std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+        const Lag la = lag_of(a), lb = lag_of(b);
+        if (less_lag(la, lb)) return true;
+        if (less_lag(lb, la)) return false;
+        return items[a].task < items[b].task;
+      });
+      for (std::size_t i : order) {
+        const std::uint32_t th = previous_thread(items[i].task);
+        if (threads[th].load() < minimum) put(i, th);
+      }
+    }
+    // The rest in task order, interleaved over the threads below the minimum.
+    std::size_t cursor = 0;
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      if (done[i]) continue;
+      std::size_t tried = 0;
+      while (tried < n_threads && threads[cursor].load() >= minimum) {
+        cursor = (cursor + 1) % n_threads;
+        ++tried;
+      }
+      if (tried == n_threads) break;  // every thread is at the minimum: the rest are extras
+      put(i, cursor);
+      cursor = (cursor + 1) % n_threads;
+    }
+    // Extras: the previous thread if it is at the minimum, else the least-loaded thread.
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      if (done[i]) continue;
+      const std::uint32_t prev = sticky ? previous_thread(items[i].task) : UINT32_MAX;
+      if (prev != UINT32_MAX && threads[prev].load() <= minimum) {
+        put(i, prev);
+        continue;
+      }
+      std::size_t best = 0;
+      for (std::size_t th = 1; th < n_threads; ++th)
+        if (threads[th].load() < threads[best].load()) best = th;
+      put(i, best);
+    }
+  }
+};
+
+}  // namespace
+
+ThreadDistribution distribute_over_threads(const Cluster& cluster, const LagModel& lags,
+                                           const Assignment& assignment) {
+  const std::size_t n = cluster.client_count();
+  ThreadDistribution out;
+  out.clients.resize(n);
+  // Group the assignment by client: stateful actives, standbys, warmups, stateless actives.
+  std::vector<std::vector<TaskIndex>> stateful(n), stateless(n), standby(n), warmup(n);
+  for (const auto& p : assignment.actives)
+    (cluster.tasks[p.task].stateful ? stateful : stateless)[p.client].push_back(p.task);
+  for (const auto& p : assignment.standbys) standby[p.client].push_back(p.task);
+  for (const auto& p : assignment.warmups) warmup[p.client].push_back(p.task);
+
+  for (ClientIndex c = 0; c < n; ++c) {
+    const Client& client = cluster.clients[c];
+    auto& threads = out.clients[c].threads;
+    for (auto& name : thread_names(client)) threads.push_back(ThreadTasks{std::move(name), {}, {}, {}});
+    ClientPlan plan{cluster, lags, c, threads, {}};
+    for (std::uint32_t th = 0; th < client.threads_history.size(); ++th) {
+      for (TaskIndex t : client.threads_history[th].previous_active) plan.previous.push_back({t, th});
+      for (TaskIndex t : client.threads_history[th].previous_standby) plan.previous.push_back({t, th});
+    }
+    std::sort(plan.previous.begin(), plan.previous.end());
+    plan.place(stateful[c], Kind::stateful_active);
+    plan.place(standby[c], Kind::copy, &warmup[c]);
+    plan.place(stateless[c], Kind::stateless_active);
+    for (auto& th : threads) {
+      std::sort(th.active.begin(), th.active.end());
+      std::sort(th.standby.begin(), th.standby.end());
+      std::sort(th.warmup.begin(), th.warmup.end());
+    }
+  }
+  return out;
+}
+
+std::size_t thread_load_spread(const ThreadDistribution& distribution) noexcept {
+  std::size_t spread = 0;
+  for (const auto& client : distribution.clients) {
+    if (client.threads.empty()) continue;
+    std::size_t lo = SIZE_MAX, hi = 0;
+    for (const auto& th : client.threads) {
+      lo = std::min(lo, th.load());
+      hi = std::max(hi, th.load());
+    }
+    spread = std::max(spread, hi - lo);
+  }
+  return spread;
+}
+
+}  // namespace assignor
