@@ -1,0 +1,36 @@
+// sticky: Kafka Streams' pre-KIP-441 sticky assignor (LegacyStickyTaskAssignor), deterministic.
+//
+// Previous active owners keep their tasks up to a balanced quota (q tasks per thread, the remainder
+// at most one per thread), previous standby holders take what is left under the quota, and the rest
+// go to the least-loaded client by tasks per thread (ties: more threads first), preferring not to
+// stack one sub-topology on a client. Standbys: previous holders under the quota first, then the
+// least-loaded clients without the task, avoiding repeated task pairs. The whole placement lives in
+// the SDK (assignor/sticky.hpp) because fallback_prior places orphaned tasks the same way.
+//
+// Lags play no part (this strategy predates KIP-441): no warmups and never a probing rebalance, so
+// it may run a stateful active on a client without its state. It declares no capability.
+#include <assignor/sdk.hpp>
+
+namespace {
+
+using namespace assignor;
+
+class Sticky final : public Strategy {
+ public:
+  explicit Sticky(const StrategyParams& params) { params.reject_unknown({}); }
+
+  Assignment assign(const AssignmentInput& in) override {
+    const Cluster& cluster = in.cluster;
+    AssignmentDraft draft(cluster, in.settings.num_standby_replicas);
+    place_sticky_actives(cluster, draft);
+    place_sticky_standbys(cluster, draft);
+    return draft.finish(/*probing_rebalance=*/false);
+  }
+};
+
+}  // namespace
+
+ASSIGNOR_PLUGIN(Sticky, "sticky", "1.0.0",
+                "Kafka Streams' pre-KIP-441 sticky assignor: previous owners keep tasks up to a "
+                "balanced quota, standby holders next, least-loaded last",
+                0)

@@ -1,0 +1,461 @@
+// Scenarios in the spirit of Kafka's (Legacy)StickyTaskAssignorTest: each builds a small group, runs
+// the built `sticky` plugin through the host's registry and checks the sticky idea itself: previous
+// owners keep tasks up to a balanced quota, standby holders next, least loaded last (more threads
+// first), task pairs spread, standbys placed apart. Then 1,000 random groups for validity, balance,
+// the quota rule and determinism.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <set>
+
+#include "cluster_builder.hpp"
+#include "strategy_runner.hpp"
+
+namespace assignor {
+namespace {
+
+using testing::actives_of;
+using testing::active_client_of;
+using testing::builtin_plugins;
+using testing::ClusterBuilder;
+using testing::describe;
+using testing::standbys_of;
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+using ::testing::IsSubsetOf;
+using ::testing::Not;
+using ::testing::SizeIs;
+using ::testing::UnorderedElementsAre;
+
+testing::RunResult run_sticky(const Cluster& c, const AssignmentSettings& s = {}) {
+  auto r = builtin_plugins().run("sticky", c, s);
+  EXPECT_THAT(r.errors, IsEmpty()) << describe(c, r.assignment);
+  EXPECT_THAT(r.assignment.warmups, IsEmpty()) << "sticky never places warmups";
+  EXPECT_FALSE(r.assignment.probing_rebalance) << "sticky never asks for a probing rebalance";
+  return r;
+}
+
+AssignmentSettings standbys(std::uint32_t k) {
+  AssignmentSettings s;
+  s.num_standby_replicas = k;
+  return s;
+}
+
+std::vector<std::string> ids(const std::string& prefix, int from, int to) {  // [from, to)
+  std::vector<std::string> out;
+  for (int i = from; i < to; ++i) out.push_back(prefix + std::to_string(i));
+  return out;
+}
+
+std::set<std::string> held_by(const Cluster& c, const Assignment& a, const std::string& client) {
+  std::set<std::string> out;
+  for (const auto& t : actives_of(c, a, client)) out.insert(t);
+  for (const auto& t : standbys_of(c, a, client)) out.insert(t);
+  return out;
+}
+
+// ---- previous actives ----
+
+TEST(Sticky, PreviousOwnersKeepTheirActivesAndTheNewTaskFillsIn) {
+  // Kafka: shouldNotMigrateActiveTaskToOtherProcess, with the history both ways round.
+  for (const auto& [first, second] : {std::pair{"0_0", "0_1"}, std::pair{"0_1", "0_2"}}) {
+    ClusterBuilder b;
+    for (const auto& t : ids("0_", 0, 3)) b.stateful(t, 1000);
+    const Cluster c = b.client("a").previous_active({first}).client("b").previous_active({second}).build();
+    const auto r = run_sticky(c);
+    EXPECT_THAT(actives_of(c, r.assignment, "a"), ::testing::Contains(first)) << describe(c, r.assignment);
+    EXPECT_THAT(actives_of(c, r.assignment, "b"), ::testing::Contains(second)) << describe(c, r.assignment);
+    EXPECT_EQ(r.metrics.active_moves, 0u);
+  }
+}
+
+TEST(Sticky, NewClientTakesItsShareWithoutFlippingTasksBetweenExistingClients) {
+  // Kafka: shouldAssignTasksToNewClientWithoutFlippingAssignmentBetweenExistingClients.
+  ClusterBuilder b;
+  for (const auto& t : ids("0_", 0, 6)) b.stateful(t, 1000);
+  const Cluster c = b.client("a").previous_active(ids("0_", 0, 3))
+                        .client("b").previous_active(ids("0_", 3, 6))
+                        .client("new")
+                        .build();
+  const auto r = run_sticky(c);
+  EXPECT_THAT(actives_of(c, r.assignment, "a"), SizeIs(2));
+  EXPECT_THAT(actives_of(c, r.assignment, "b"), SizeIs(2));
+  EXPECT_THAT(actives_of(c, r.assignment, "new"), SizeIs(2));
+  EXPECT_THAT(actives_of(c, r.assignment, "a"), IsSubsetOf(ids("0_", 0, 3)));
+  EXPECT_THAT(actives_of(c, r.assignment, "b"), IsSubsetOf(ids("0_", 3, 6)));
+  EXPECT_EQ(r.metrics.active_moves, 2u);  // only what the newcomer needs
+}
+
+TEST(Sticky, TheRemainderGoesToPreviousOwnersSoFewerTasksMove) {
+  // 8 tasks on 3 one-thread clients: 2 per thread and 2 left over. Kafka's integer quota (2) would
+  // take 6 tasks off `a`; the balanced quota lets `a` keep a third one, and loads stay within one.
+  ClusterBuilder b;
+  for (const auto& t : ids("0_", 0, 8)) b.stateful(t, 1000);
+  const Cluster c = b.client("a").previous_active(ids("0_", 0, 8)).client("b").client("c").build();
+  const auto r = run_sticky(c);
+  EXPECT_THAT(actives_of(c, r.assignment, "a"), ElementsAre("0_0", "0_1", "0_2"));
+  EXPECT_EQ(r.metrics.active_moves, 5u);
+  EXPECT_LE(r.metrics.active_load_spread, 1.0);
+}
+
+TEST(Sticky, OnlyTheExcessMovesWhenAClientJoins) {
+  // Kafka: shouldMoveMinimalNumberOfTasksWhenPreviouslyAboveCapacityAndNewClientAdded.
+  ClusterBuilder b;
+  for (const auto& t : ids("0_", 0, 4)) b.stateful(t, 1000);
+  const Cluster c = b.client("a").previous_active({"0_0", "0_2"})
+                        .client("b").previous_active({"0_1", "0_3"})
+                        .client("c")
+                        .build();
+  const auto r = run_sticky(c);
+  EXPECT_THAT(actives_of(c, r.assignment, "c"), SizeIs(1));
+  EXPECT_EQ(r.metrics.active_moves, 1u) << describe(c, r.assignment);
+}
+
+TEST(Sticky, AClientOverItsQuotaGivesUpStatelessTasksBeforeStatefulOnes) {
+  // `a` may keep one of its two tasks: it keeps the one with state; the stateless one moves for free.
+  const Cluster c = ClusterBuilder()
+                        .stateless("0_0").stateful("1_0", 100000)
+                        .client("a").previous_active({"0_0", "1_0"})
+                        .client("b")
+                        .build();
+  const auto r = run_sticky(c);
+  EXPECT_THAT(actives_of(c, r.assignment, "a"), ElementsAre("1_0"));
+  EXPECT_THAT(actives_of(c, r.assignment, "b"), ElementsAre("0_0"));
+}
+
+// ---- previous standby holders ----
+
+TEST(Sticky, OrphanedTasksGoToTheirPreviousStandbyHolders) {
+  // Kafka: shouldAssignTasksToClientWithPreviousStandbyTasks (the holders are not the index order).
+  ClusterBuilder b;
+  for (const auto& t : ids("0_", 0, 3)) b.stateful(t, 1000);
+  const Cluster c = b.client("a").previous_standby({"0_2"})
+                        .client("b").previous_standby({"0_0"})
+                        .client("c").previous_standby({"0_1"})
+                        .build();
+  const auto r = run_sticky(c);
+  EXPECT_THAT(actives_of(c, r.assignment, "a"), ElementsAre("0_2"));
+  EXPECT_THAT(actives_of(c, r.assignment, "b"), ElementsAre("0_0"));
+  EXPECT_THAT(actives_of(c, r.assignment, "c"), ElementsAre("0_1"));
+}
+
+TEST(Sticky, StandbyHoldersTakeTasksOnlyUpToTheQuota) {
+  // Kafka: shouldAssignTasksToNewClientWithoutFlippingAssignmentBetweenExistingAndBouncedClients.
+  ClusterBuilder b;
+  for (const auto& t : ids("0_", 0, 7)) b.stateful(t, 1000);
+  const Cluster c = b.client("a").previous_active({"0_0", "0_1", "0_2", "0_6"})
+                        .client("b").previous_standby({"0_3", "0_4", "0_5"})
+                        .client("new")
+                        .build();
+  const auto r = run_sticky(c);
+  EXPECT_THAT(actives_of(c, r.assignment, "a"), IsSubsetOf(std::vector<std::string>{"0_0", "0_1", "0_2", "0_6"}));
+  EXPECT_THAT(actives_of(c, r.assignment, "b"), IsSubsetOf(ids("0_", 3, 6)));
+  EXPECT_THAT(actives_of(c, r.assignment, "new"), SizeIs(2));
+  EXPECT_LE(r.metrics.active_load_spread, 1.0);
+}
+
+// ---- capacity ----
+
+TEST(Sticky, BalancesOverUnevenCapacitiesWhileKeepingWhatFits) {
+  // Kafka: shouldRebalanceTasksToClientsBasedOnCapacity, and the same at three sizes.
+  {
+    const Cluster c = ClusterBuilder()
+                          .stateful("0_0", 10).stateful("0_2", 10).stateful("0_3", 10)
+                          .client("a", 1).previous_active({"0_0", "0_2", "0_3"})
+                          .client("b", 2)
+                          .build();
+    const auto r = run_sticky(c);
+    EXPECT_THAT(actives_of(c, r.assignment, "a"), ElementsAre("0_0"));
+    EXPECT_THAT(actives_of(c, r.assignment, "b"), SizeIs(2));
+  }
+  {
+    ClusterBuilder b;
+    for (const auto& t : ids("0_", 0, 12)) b.stateful(t, 10);
+    const Cluster c = b.client("a", 1).previous_active(ids("0_", 0, 12)).client("b", 2).client("c", 3).build();
+    const auto r = run_sticky(c);
+    EXPECT_THAT(actives_of(c, r.assignment, "a"), ElementsAre("0_0", "0_1"));
+    EXPECT_THAT(actives_of(c, r.assignment, "b"), SizeIs(4));
+    EXPECT_THAT(actives_of(c, r.assignment, "c"), SizeIs(6));
+    EXPECT_EQ(r.metrics.active_load_spread, 0.0);
+  }
+}
+
+TEST(Sticky, EquallyLoadedClientsWithMoreThreadsComeFirst) {
+  // Kafka's hasMoreAvailableCapacityThan: at equal load, more capacity wins (index order would pick
+  // `a`). Then every client gets a task before any gets a second (shouldAssignAtLeastOneTask...).
+  {
+    const Cluster c = ClusterBuilder().stateful("0_0", 10).client("a", 1).client("b", 2).build();
+    EXPECT_EQ(active_client_of(c, run_sticky(c).assignment, "0_0"), "b");
+  }
+  {
+    const Cluster c = ClusterBuilder()
+                          .stateful("0_0", 10).stateful("0_1", 10).stateful("0_2", 10)
+                          .client("a", 1).client("b", 1).client("c", 3)
+                          .build();
+    const auto r = run_sticky(c);
+    EXPECT_THAT(actives_of(c, r.assignment, "c"), ElementsAre("0_0"));
+    EXPECT_THAT(actives_of(c, r.assignment, "a"), ElementsAre("0_1"));
+    EXPECT_THAT(actives_of(c, r.assignment, "b"), ElementsAre("0_2"));
+  }
+}
+
+// ---- task pairs ----
+
+TEST(Sticky, EquallyLoadedClientsGetTheSubtopologyTheyHoldLeastOf) {
+  // `a` keeps two 0_x tasks, `b` two 1_x tasks; the orphans 0_2 and 1_2 find both at load 2. Index
+  // order would stack 0_2 on `a` (skew 3); the pair rule crosses them over.
+  ClusterBuilder b;
+  for (const auto& t : ids("0_", 0, 3)) b.stateful(t, 10);
+  for (const auto& t : ids("1_", 0, 3)) b.stateful(t, 10);
+  const Cluster c = b.client("a").previous_active({"0_0", "0_1"}).client("b").previous_active({"1_0", "1_1"}).build();
+  const auto r = run_sticky(c);
+  EXPECT_THAT(actives_of(c, r.assignment, "a"), ElementsAre("0_0", "0_1", "1_2"));
+  EXPECT_THAT(actives_of(c, r.assignment, "b"), ElementsAre("0_2", "1_0", "1_1"));
+  EXPECT_EQ(r.metrics.max_subtopology_skew, 1u);
+}
+
+TEST(Sticky, NoTwoClientsHoldTheSameSetOfTasks) {
+  // Kafka: shouldNotHaveSameAssignmentOnAnyTwoHosts. Plain least-loaded placement puts 0_0's standby
+  // on b and 0_1's on a: a and b would hold {0_0, 0_1} both, and losing one would double the other.
+  for (bool with_history : {false, true}) {
+    ClusterBuilder b;
+    for (const auto& t : ids("0_", 0, 4)) b.stateful(t, 1000);
+    if (with_history) {
+      // Kafka: ...WhenThereArePreviousActiveTasks.
+      b.client("a").previous_active({"0_1", "0_2"}).client("b").previous_active({"0_3"});
+      b.client("c").previous_active({"0_0"}).client("d");
+    } else {
+      b.client("a").client("b").client("c").client("d");
+    }
+    const Cluster c = b.build();
+    const auto r = run_sticky(c, standbys(1));
+    const std::vector<std::string> names = {"a", "b", "c", "d"};
+    for (std::size_t i = 0; i < names.size(); ++i)
+      for (std::size_t j = i + 1; j < names.size(); ++j)
+        EXPECT_NE(held_by(c, r.assignment, names[i]), held_by(c, r.assignment, names[j]))
+            << names[i] << " and " << names[j] << "\n" << describe(c, r.assignment);
+    EXPECT_EQ(r.metrics.total_load_spread, 0.0) << describe(c, r.assignment);
+  }
+}
+
+// ---- standbys ----
+
+TEST(Sticky, StandbysAvoidTheActiveClientAndSpreadOut) {
+  // Kafka: shouldAssignStandbyTasksToDifferentClientThanCorrespondingActiveTaskIsAssignedTo.
+  ClusterBuilder b;
+  for (const auto& t : ids("0_", 0, 4)) b.stateful(t, 1000);
+  b.client("a").previous_active({"0_0"}).client("b").previous_active({"0_1"});
+  b.client("c").previous_active({"0_2"}).client("d").previous_active({"0_3"});
+  const Cluster c = b.build();
+  const auto r = run_sticky(c, standbys(1));
+  int with_standbys = 0;
+  for (const char* client : {"a", "b", "c", "d"}) {
+    const auto active = actives_of(c, r.assignment, client);
+    const auto stand = standbys_of(c, r.assignment, client);
+    ASSERT_THAT(active, SizeIs(1));
+    EXPECT_THAT(stand, Not(::testing::Contains(active.front())));
+    EXPECT_LE(stand.size(), 2u);
+    with_standbys += stand.empty() ? 0 : 1;
+  }
+  EXPECT_GE(with_standbys, 3);
+  EXPECT_EQ(r.metrics.standbys, 4u);
+}
+
+TEST(Sticky, EveryOtherClientGetsAReplicaWhenAsked) {
+  // Kafka: shouldAssignMultipleReplicasOfStandbyTask.
+  const Cluster c = ClusterBuilder()
+                        .stateful("0_0", 10).stateful("0_1", 10).stateful("0_2", 10)
+                        .client("a").previous_active({"0_0"})
+                        .client("b").previous_active({"0_1"})
+                        .client("c").previous_active({"0_2"})
+                        .build();
+  const auto r = run_sticky(c, standbys(2));
+  EXPECT_THAT(standbys_of(c, r.assignment, "a"), ElementsAre("0_1", "0_2"));
+  EXPECT_THAT(standbys_of(c, r.assignment, "b"), ElementsAre("0_0", "0_2"));
+  EXPECT_THAT(standbys_of(c, r.assignment, "c"), ElementsAre("0_0", "0_1"));
+}
+
+TEST(Sticky, StandbysGoToTheLeastLoadedClientsAndOnlyLoggedTasksGetThem) {
+  // Kafka: shouldBalanceActiveAndStandbyTasksAcrossAvailableClients, plus a task without a changelog
+  // and a stateless one, which get no standby.
+  ClusterBuilder b;
+  for (const auto& t : ids("0_", 0, 3)) b.stateful(t, 1000);
+  b.nonlogged("1_0").stateless("2_0");
+  for (const auto& client : ids("c", 0, 8)) b.client(client);
+  const Cluster c = b.build();
+  const auto r = run_sticky(c, standbys(1));
+  for (const auto& client : ids("c", 0, 8)) EXPECT_THAT(held_by(c, r.assignment, client), SizeIs(1)) << client;
+  EXPECT_EQ(r.metrics.standbys, 3u);
+}
+
+TEST(Sticky, PreviousStandbyHolderKeepsItsStandby) {
+  // `c` held 0_1's standby: it keeps it though `a` and `b` are ahead of it in the least-loaded order.
+  const Cluster c = ClusterBuilder()
+                        .stateful("0_0", 10).stateful("0_1", 10).stateful("0_2", 10)
+                        .client("a").previous_active({"0_1"})
+                        .client("b")
+                        .client("c").previous_active({"0_0"}).previous_standby({"0_1"})
+                        .build();
+  const auto r = run_sticky(c, standbys(1));
+  EXPECT_THAT(standbys_of(c, r.assignment, "c"), ElementsAre("0_1")) << describe(c, r.assignment);
+  EXPECT_EQ(r.metrics.total_load_spread, 0.0);
+}
+
+TEST(Sticky, APreviousOwnerThatLosesTheActiveKeepsAStandby) {
+  // `z` ran both tasks and must give one up; it keeps the state of the other as its standby.
+  const Cluster c = ClusterBuilder()
+                        .stateful("0_0", 10).stateful("0_1", 10)
+                        .client("x").client("y")
+                        .client("z").previous_active({"0_0", "0_1"})
+                        .build();
+  const auto r = run_sticky(c, standbys(1));
+  EXPECT_THAT(actives_of(c, r.assignment, "z"), ElementsAre("0_0"));
+  EXPECT_THAT(standbys_of(c, r.assignment, "z"), ElementsAre("0_1")) << describe(c, r.assignment);
+}
+
+TEST(Sticky, StandbysWantedWithOneClientArePlacedNowhere) {
+  // Kafka: shouldNotAssignStandbyTaskReplicasWhenNoClientAvailableWithoutHavingTheTaskAssigned.
+  const Cluster c = ClusterBuilder().stateful("0_0", 10).client("only").build();
+  const auto r = run_sticky(c, standbys(1));
+  EXPECT_THAT(r.assignment.standbys, IsEmpty());
+  EXPECT_EQ(r.metrics.standby_shortfall, 1u);
+}
+
+TEST(Sticky, BalancesEvenWhenThatRestoresStateLagsAreIgnored) {
+  // Pre-KIP-441: only previous ownership counts. `a` runs both tasks and is caught up on both; `b`
+  // has no state. Sticky still gives 0_1 to `b` for balance (a restoring active, which
+  // high_availability would avoid with a warmup), and asks for no follow-up rebalance.
+  const Cluster c = ClusterBuilder()
+                        .stateful("0_0", 100000).stateful("0_1", 100000)
+                        .client("a").previous_active({"0_0", "0_1"}).offsets({{"0_0", -2}, {"0_1", -2}})
+                        .client("b")
+                        .build();
+  const auto r = run_sticky(c);
+  EXPECT_EQ(active_client_of(c, r.assignment, "0_0"), "a");
+  EXPECT_EQ(active_client_of(c, r.assignment, "0_1"), "b");
+  EXPECT_EQ(r.metrics.restoring_actives, 1u);
+}
+
+// ---- 1,000 random groups ----
+
+struct RandomCase {
+  Cluster cluster;
+  AssignmentSettings settings;
+};
+
+RandomCase random_case(std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  auto pick = [&](std::uint64_t lo, std::uint64_t hi) { return lo + rng() % (hi - lo + 1); };  // inclusive
+  RandomCase rc;
+  Cluster& c = rc.cluster;
+  const auto subtopologies = pick(1, 4);
+  for (std::uint64_t s = 0; s < subtopologies; ++s) {
+    const auto kind = pick(0, 3);  // 0 stateless, 1 logged, 2 non-logged, 3 mixed
+    const auto partitions = pick(1, 10);
+    for (std::uint64_t p = 0; p < partitions; ++p) {
+      Task t;
+      t.id = {static_cast<std::int32_t>(s), static_cast<std::int32_t>(p)};
+      if (kind == 1 || kind == 3) t.stores.push_back({"log", true, static_cast<std::int64_t>(pick(0, 200000))});
+      if (kind == 2 || kind == 3) t.stores.push_back({"mem", false, 0});
+      c.tasks.push_back(std::move(t));
+    }
+  }
+  const auto clients = pick(1, 8);
+  for (std::uint64_t i = 0; i < clients; ++i) {
+    Client client;
+    client.id = "client-" + std::to_string(i);
+    client.threads = static_cast<std::uint32_t>(pick(1, 4));
+    c.clients.push_back(std::move(client));
+  }
+  // History skewed towards a few clients so that quotas bite; some tasks are orphans.
+  const auto favourite = pick(0, clients - 1);
+  for (TaskIndex t = 0; t < c.tasks.size(); ++t) {
+    const auto roll = pick(0, 5);
+    if (roll <= 3) {
+      const auto owner = roll <= 1 ? favourite : pick(0, clients - 1);
+      c.clients[owner].previous_active.push_back(t);
+    }
+    if (c.tasks[t].stores.empty()) continue;
+    for (auto& client : c.clients) {
+      if (pick(0, 3) != 0) continue;
+      if (std::find(client.previous_active.begin(), client.previous_active.end(), t) != client.previous_active.end())
+        continue;
+      client.previous_standby.push_back(t);
+    }
+  }
+  c.finalize();
+  rc.settings.num_standby_replicas = static_cast<std::uint32_t>(pick(0, 3));
+  return rc;
+}
+
+TEST(StickyRandom, ThousandGroupsAreValidBalancedStickyAndDeterministic) {
+  const std::uint64_t base = ::testing::UnitTest::GetInstance()->random_seed();
+  for (std::uint64_t i = 0; i < 1000; ++i) {
+    const std::uint64_t seed = base * 1000003u + i;
+    SCOPED_TRACE("seed " + std::to_string(seed) + " (rerun: --gtest_random_seed=" + std::to_string(base) + ")");
+    const RandomCase rc = random_case(seed);
+    const Cluster& c = rc.cluster;
+    const auto r = builtin_plugins().run("sticky", c, rc.settings);
+    ASSERT_TRUE(r.errors.empty()) << r.errors.front().message << "\n" << describe(c, r.assignment);
+    ASSERT_THAT(r.assignment.warmups, IsEmpty());
+    ASSERT_FALSE(r.assignment.probing_rebalance);
+    // Balanced actives, always: the quota never lets history unbalance them.
+    ASSERT_LE(r.metrics.active_load_spread, 1.0) << describe(c, r.assignment);
+    // Sticky up to the quota: a previous owner loses a task only when it ends at least at its base
+    // share (floor(tasks / threads) per thread).
+    const std::uint64_t per_thread = c.task_count() / c.total_threads();
+    std::vector<std::uint64_t> actives(c.client_count(), 0);
+    for (const auto& p : r.assignment.actives) ++actives[p.client];
+    const auto previous = c.previous_active_owner();
+    for (const auto& p : r.assignment.actives) {
+      const ClientIndex owner = previous[p.task];
+      if (owner != kNoClient && owner != p.client) {
+        ASSERT_GE(actives[owner], per_thread * c.clients[owner].threads)
+            << "task " << to_string(c.tasks[p.task].id) << " left " << c.clients[owner].id << "\n"
+            << describe(c, r.assignment);
+      }
+    }
+    // Every standby that fits is placed.
+    std::uint64_t logged = 0;
+    for (const auto& t : c.tasks) logged += t.has_logged_store ? 1 : 0;
+    const std::uint64_t k = rc.settings.num_standby_replicas;
+    const std::uint64_t fits = std::min<std::uint64_t>(k, c.client_count() - 1);
+    ASSERT_EQ(r.metrics.standby_shortfall, logged * (k - fits)) << describe(c, r.assignment);
+    const auto again = builtin_plugins().run("sticky", c, rc.settings);
+    ASSERT_EQ(again.assignment, r.assignment) << "not deterministic";
+  }
+}
+
+// The same groups through fallback_prior, which is the sticky placement with every previous active
+// preserved: valid, nothing moves, always a probing rebalance, deterministic.
+TEST(FallbackPriorRandom, ThousandGroupsKeepEveryPreviousActiveAndAskForProbing) {
+  const std::uint64_t base = ::testing::UnitTest::GetInstance()->random_seed();
+  for (std::uint64_t i = 0; i < 1000; ++i) {
+    const std::uint64_t seed = base * 1000033u + i;
+    SCOPED_TRACE("seed " + std::to_string(seed) + " (rerun: --gtest_random_seed=" + std::to_string(base) + ")");
+    RandomCase rc = random_case(seed);
+    rc.cluster.end_offsets_known = (i % 2) == 0;
+    const Cluster& c = rc.cluster;
+    const auto r = builtin_plugins().run("fallback_prior", c, rc.settings);
+    ASSERT_TRUE(r.errors.empty()) << r.errors.front().message << "\n" << describe(c, r.assignment);
+    ASSERT_THAT(r.assignment.warmups, IsEmpty());
+    ASSERT_TRUE(r.assignment.probing_rebalance);
+    ASSERT_EQ(r.metrics.active_moves, 0u) << describe(c, r.assignment);
+    const auto previous = c.previous_active_owner();
+    for (const auto& p : r.assignment.actives) {
+      if (previous[p.task] != kNoClient) {
+        ASSERT_EQ(previous[p.task], p.client);
+      }
+    }
+    if (c.client_count() > rc.settings.num_standby_replicas) {
+      ASSERT_EQ(r.metrics.standby_shortfall, 0u) << describe(c, r.assignment);
+    }
+    const auto again = builtin_plugins().run("fallback_prior", c, rc.settings);
+    ASSERT_EQ(again.assignment, r.assignment) << "not deterministic";
+  }
+}
+
+}  // namespace
+}  // namespace assignor
