@@ -1,0 +1,109 @@
+// Strategy benchmarks: every plugin in the build's plugin directory (or --plugin-dir) on generated
+// scale-out clusters (10% new clients, 4 threads per client, half the tasks stateful, 1 standby) at
+// 1k x 10, 10k x 100, 10k x 1,000 and 100k x 1,000 tasks x clients.
+//
+// The timed region is what a leader does per rebalance once the cluster state is in memory: lag
+// normalisation, the strategy call, and the SDK's per-thread distribution. Validation and metrics
+// run once per benchmark, outside the timed loop, and are reported as counters.
+//
+//   build/bench/bench_strategies --benchmark_filter='high_availability/10000x1000'
+#include <benchmark/benchmark.h>
+
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "assignor/host/plugin_registry.hpp"
+#include "assignor/lags.hpp"
+#include "assignor/log.hpp"
+#include "assignor/metrics.hpp"
+#include "assignor/scenario.hpp"
+#include "assignor/threads.hpp"
+#include "assignor/validation.hpp"
+
+namespace {
+
+using namespace assignor;
+
+struct Size {
+  std::uint32_t tasks;
+  std::uint32_t clients;
+};
+constexpr Size kSizes[] = {{1'000, 10}, {10'000, 100}, {10'000, 1'000}, {100'000, 1'000}};
+
+const Cluster& cluster_for(Size size) {
+  static std::map<std::pair<std::uint32_t, std::uint32_t>, std::unique_ptr<Cluster>> cache;
+  auto& slot = cache[{size.tasks, size.clients}];
+  if (!slot) {
+    ScenarioSpec spec;
+    spec.kind = ScenarioKind::scale_out;
+    spec.clients = size.clients;
+    spec.threads = 4;
+    spec.subtopologies = size.tasks / 1000 < 10 ? 10 : size.tasks / 1000;
+    spec.partitions = size.tasks / spec.subtopologies;
+    spec.stateful_fraction = 0.5;
+    spec.standbys = 1;
+    spec.seed = 42;
+    slot = std::make_unique<Cluster>(generate_cluster(spec));
+  }
+  return *slot;
+}
+
+AssignmentSettings settings() {
+  AssignmentSettings s;
+  s.num_standby_replicas = 1;
+  return s;
+}
+
+void run_strategy(benchmark::State& state, const host::PluginRegistry* registry, std::string name, Size size) {
+  const Cluster& cluster = cluster_for(size);
+  const AssignmentSettings s = settings();
+  auto strategy = registry->create(name, {});
+  Assignment last;
+  for (auto _ : state) {
+    const LagModel lags(cluster, s);
+    last = strategy->assign(AssignmentInput{cluster, s, lags});
+    const ThreadDistribution threads = distribute_over_threads(cluster, lags, last);
+    benchmark::DoNotOptimize(threads.clients.data());
+  }
+  const LagModel lags(cluster, s);
+  const auto errors = validate(cluster, s, last);
+  if (!errors.empty()) {
+    state.SkipWithError(("invalid assignment: " + errors.front().message).c_str());
+    return;
+  }
+  const ThreadDistribution threads = distribute_over_threads(cluster, lags, last);
+  const Metrics m = compute_metrics(cluster, s, lags, last, &threads);
+  state.counters["tasks/s"] =
+      benchmark::Counter(static_cast<double>(cluster.task_count()), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["active_moves"] = static_cast<double>(m.active_moves);
+  state.counters["restoring"] = static_cast<double>(m.restoring_actives);
+  state.counters["warmups"] = static_cast<double>(m.warmups);
+  state.counters["load_spread"] = m.active_load_spread;
+  state.counters["probing"] = last.probing_rebalance ? 1 : 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string plugin_dir = ASSIGNOR_PLUGIN_DIR;
+  for (int i = 1; i < argc; ++i)
+    if (std::strncmp(argv[i], "--plugin-dir=", 13) == 0) plugin_dir = argv[i] + 13;
+  assignor::log().set_level(spdlog::level::err);
+  static host::PluginRegistry registry;
+  registry.load_directory(plugin_dir);
+  for (const auto& plugin : registry.plugins()) {
+    for (Size size : kSizes) {
+      const std::string name = plugin.name + "/" + std::to_string(size.tasks) + "x" + std::to_string(size.clients);
+      benchmark::RegisterBenchmark(name.c_str(), run_strategy, &registry, plugin.name, size)
+          ->Unit(benchmark::kMillisecond)
+          ->MinTime(size.tasks >= 100'000 ? 2.0 : 0.5);
+    }
+  }
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
