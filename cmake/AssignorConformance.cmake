@@ -5,7 +5,7 @@
 function(assignor_add_conformance_test plugin)
   cmake_parse_arguments(ARG "" "RUNNER;SEED" "" ${ARGN})
   if(NOT ARG_RUNNER)
-    set(ARG_RUNNER Assignor::conformance_runner)
+    set(ARG_RUNNER Assignor::conformance)
   endif()
   if(NOT ARG_SEED)
     set(ARG_SEED 1)

@@ -19,11 +19,10 @@ if(ASSIGNOR_SANITIZE)
   target_link_options(assignor_sanitizers INTERFACE -fsanitize=address,undefined)
 endif()
 
-# Plugins are MODULE libraries with hidden visibility: only the Boost.DLL entry point is exported.
+# Plugins are MODULE libraries with hidden visibility and a version script: only the Boost.DLL entry
+# point is exported. The same settings are installed for third parties (cmake/AssignorPlugin.cmake).
+include(${CMAKE_CURRENT_LIST_DIR}/AssignorPlugin.cmake)
 function(assignor_plugin_properties target)
-  set_target_properties(${target} PROPERTIES
-    PREFIX ""
-    CXX_VISIBILITY_PRESET hidden
-    VISIBILITY_INLINES_HIDDEN ON
-    LIBRARY_OUTPUT_DIRECTORY ${ASSIGNOR_PLUGIN_OUTPUT_DIRECTORY})
+  assignor_configure_plugin(${target} ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/assignor-plugin.map)
+  set_target_properties(${target} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${ASSIGNOR_PLUGIN_OUTPUT_DIRECTORY})
 endfunction()

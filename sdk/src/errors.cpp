@@ -5,6 +5,10 @@
 
 namespace assignor {
 
+InputError::~InputError() = default;
+ConfigError::~ConfigError() = default;
+StrategyError::~StrategyError() = default;
+
 std::size_t edit_distance(const std::string& a, const std::string& b) {
   std::vector<std::size_t> row(b.size() + 1);
   std::iota(row.begin(), row.end(), std::size_t{0});
