@@ -1,0 +1,182 @@
+// least_movement: scenarios, and optimality of its balanced target checked by brute force.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "cluster_builder.hpp"
+#include "strategy_runner.hpp"
+
+namespace assignor {
+namespace {
+
+using testing::actives_of;
+using testing::active_client_of;
+using testing::builtin_plugins;
+using testing::ClusterBuilder;
+using testing::describe;
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+using ::testing::SizeIs;
+
+testing::RunResult run_lm(const Cluster& c, const AssignmentSettings& s, bool target_only = false) {
+  StrategyParams params(target_only ? std::map<std::string, std::string>{{"target_only", "true"}}
+                                    : std::map<std::string, std::string>{});
+  auto r = builtin_plugins().run("least_movement", c, s, params);
+  EXPECT_THAT(r.errors, IsEmpty()) << describe(c, r.assignment);
+  if (!target_only && r.errors.empty()) {
+    EXPECT_EQ(r.metrics.restoring_actives, 0u) << describe(c, r.assignment);
+  }
+  return r;
+}
+
+std::vector<std::pair<std::string, std::int64_t>> running(const std::vector<std::string>& tasks) {
+  std::vector<std::pair<std::string, std::int64_t>> out;
+  for (const auto& t : tasks) out.push_back({t, -2});
+  return out;
+}
+
+TEST(LeastMovement, BalancedCaughtUpGroupDoesNotMove) {
+  // Balanced but not in round-robin order: high_availability would shuffle it, we keep it.
+  const Cluster c = ClusterBuilder()
+                        .stateful("0_0", 100000).stateful("0_1", 100000).stateful("0_2", 100000)
+                        .stateful("0_3", 100000)
+                        .client("a").previous_active({"0_0", "0_1"}).offsets(running({"0_0", "0_1"}))
+                        .client("b").previous_active({"0_2", "0_3"}).offsets(running({"0_2", "0_3"}))
+                        .build();
+  const auto r = run_lm(c, AssignmentSettings{});
+  EXPECT_EQ(r.metrics.active_moves, 0u);
+  EXPECT_FALSE(r.assignment.probing_rebalance);
+  const auto ha = builtin_plugins().run("high_availability", c, AssignmentSettings{});
+  EXPECT_TRUE(ha.assignment.probing_rebalance) << "the contrast this strategy exists for";
+}
+
+TEST(LeastMovement, ScaleOutMovesOnlyWhatBalanceRequires) {
+  ClusterBuilder b;
+  std::vector<std::string> a_tasks, b_tasks, c_tasks;
+  for (int p = 0; p < 12; ++p) {
+    const std::string t = "0_" + std::to_string(p);
+    b.stateful(t, 100000);
+    (p % 3 == 0 ? a_tasks : p % 3 == 1 ? b_tasks : c_tasks).push_back(t);
+  }
+  b.client("a").previous_active(a_tasks).offsets(running(a_tasks));
+  b.client("b").previous_active(b_tasks).offsets(running(b_tasks));
+  b.client("c").previous_active(c_tasks).offsets(running(c_tasks));
+  b.client("new");
+  const Cluster c = b.build();
+  const auto target = run_lm(c, AssignmentSettings{}, /*target_only=*/true);
+  EXPECT_EQ(target.metrics.active_moves, 3u) << describe(c, target.assignment);
+  EXPECT_THAT(actives_of(c, target.assignment, "new"), SizeIs(3));
+  // Staged: nothing restores now, the newcomer warms up (2 at a time by default), probing follows.
+  const auto staged = run_lm(c, AssignmentSettings{});
+  EXPECT_EQ(staged.metrics.active_moves, 0u);
+  EXPECT_THAT(staged.assignment.warmups, SizeIs(2));
+  EXPECT_TRUE(staged.assignment.probing_rebalance);
+}
+
+TEST(LeastMovement, StatelessTasksAbsorbTheImbalanceFirst) {
+  const Cluster c = ClusterBuilder()
+                        .stateful("0_0", 100000).stateful("0_1", 100000).stateful("0_2", 100000)
+                        .stateless("1_0").stateless("1_1")
+                        .client("a").previous_active({"0_0", "0_1", "0_2", "1_0", "1_1"})
+                        .offsets(running({"0_0", "0_1", "0_2"}))
+                        .client("b")
+                        .build();
+  const auto r = run_lm(c, AssignmentSettings{});
+  EXPECT_THAT(actives_of(c, r.assignment, "b"), ElementsAre("1_0", "1_1"));
+  EXPECT_FALSE(r.assignment.probing_rebalance);
+}
+
+TEST(LeastMovement, AMoveGoesToACaughtUpClientBeforeACold) {
+  // a must give one of its 3 tasks away; b has a caught-up standby of 0_2, c has nothing.
+  AssignmentSettings s;
+  s.num_standby_replicas = 1;
+  const Cluster c = ClusterBuilder()
+                        .stateful("0_0", 100000).stateful("0_1", 100000).stateful("0_2", 100000)
+                        .stateless("1_0").stateless("1_1").stateless("1_2")
+                        .client("a").previous_active({"0_0", "0_1", "0_2"}).offsets(running({"0_0", "0_1", "0_2"}))
+                        .client("b").previous_active({"1_0", "1_1"}).previous_standby({"0_2"}).offsets({{"0_2", 99990}})
+                        .client("c").previous_active({"1_2"})
+                        .build();
+  const auto r = run_lm(c, s);
+  EXPECT_EQ(active_client_of(c, r.assignment, "0_2"), "b") << describe(c, r.assignment);
+  EXPECT_EQ(r.metrics.cold_actives, 0u);
+}
+
+// ---- Optimality: the target has the minimum cost among balanced assignments (brute force). ----
+
+// The cost model documented in plugins/least_movement/least_movement.cpp, restated.
+std::int64_t placement_cost(const Cluster& c, const LagModel& lags, TaskIndex t, ClientIndex client,
+                            std::int64_t max_end) {
+  const Task& task = c.tasks[t];
+  const ClientIndex prev = c.previous_active_owner()[t];
+  if (!task.stateful) return client == prev ? 0 : 1;
+  if (lags.everyone_caught_up(t)) return client == prev ? 0 : 10;
+  if (lags.caught_up(t, client)) return client == prev ? 0 : 10;
+  const Lag lag = lags.lag(t, client);
+  const std::int64_t offsets = lag.kind == LagKind::known ? lag.offsets : task.end_offset_sum;
+  return 100 + static_cast<std::int64_t>(static_cast<long double>(offsets) * 1000 / max_end);
+}
+
+TEST(LeastMovement, TargetIsTheCheapestBalancedAssignmentByBruteForce) {
+  std::mt19937_64 rng(::testing::UnitTest::GetInstance()->random_seed());
+  for (int round = 0; round < 60; ++round) {
+    const std::uint64_t seed = rng();
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    std::mt19937_64 r(seed);
+    ClusterBuilder b;
+    const int n_tasks = 4 + static_cast<int>(r() % 5);  // 4..8 tasks
+    std::vector<std::string> ids;
+    for (int i = 0; i < n_tasks; ++i) {
+      ids.push_back("0_" + std::to_string(i));
+      if (r() % 3 == 0) b.stateless(ids.back());
+      else b.stateful(ids.back(), 1000 + static_cast<std::int64_t>(r() % 100000));
+    }
+    const char* names[] = {"a", "b", "c"};
+    std::vector<std::vector<std::string>> prev(3);
+    for (const auto& id : ids)
+      if (r() % 4 != 0) prev[r() % 3].push_back(id);
+    for (int k = 0; k < 3; ++k) {
+      b.client(names[k]).previous_active(prev[k]);
+      std::vector<std::pair<std::string, std::int64_t>> sums;
+      for (const auto& id : prev[k]) sums.push_back({id, -2});
+      for (const auto& id : ids)
+        if (std::find(prev[k].begin(), prev[k].end(), id) == prev[k].end() && r() % 3 == 0)
+          sums.push_back({id, static_cast<std::int64_t>(r() % 1000)});
+      b.offsets(sums);
+    }
+    Cluster c = b.build();
+    AssignmentSettings s;
+    s.acceptable_recovery_lag = 100;
+    const LagModel lags(c, s);
+    std::int64_t max_end = 1;
+    for (const auto& t : c.tasks) max_end = std::max(max_end, t.end_offset_sum);
+
+    const auto target = run_lm(c, s, /*target_only=*/true);
+    std::vector<ClientIndex> owner(c.task_count());
+    for (const auto& p : target.assignment.actives) owner[p.task] = p.client;
+    std::int64_t got = 0;
+    for (TaskIndex t = 0; t < c.task_count(); ++t) got += placement_cost(c, lags, t, owner[t], max_end);
+
+    std::int64_t best = std::numeric_limits<std::int64_t>::max();
+    std::vector<ClientIndex> assign(c.task_count(), 0);
+    std::uint64_t combos = 1;
+    for (std::size_t i = 0; i < c.task_count(); ++i) combos *= 3;
+    for (std::uint64_t code = 0; code < combos; ++code) {
+      std::uint64_t x = code;
+      int counts[3] = {0, 0, 0};
+      std::int64_t cost = 0;
+      for (TaskIndex t = 0; t < c.task_count(); ++t, x /= 3) {
+        const auto client = static_cast<ClientIndex>(x % 3);
+        ++counts[client];
+        cost += placement_cost(c, lags, t, client, max_end);
+      }
+      if (*std::max_element(counts, counts + 3) - *std::min_element(counts, counts + 3) > 1) continue;
+      best = std::min(best, cost);
+    }
+    EXPECT_EQ(got, best) << describe(c, target.assignment);
+  }
+}
+
+}  // namespace
+}  // namespace assignor
