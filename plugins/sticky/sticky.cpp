@@ -9,7 +9,15 @@
 //
 // Lags play no part (this strategy predates KIP-441): no warmups and never a probing rebalance, so
 // it may run a stateful active on a client without its state. It declares no capability.
+//
+// Rack awareness (SDK): with rack_aware.tags set, standbys go where the task's tag values are most
+// spread (KIP-708), a previous holder first among the best spread, then balance within equal tags;
+// with rack_aware.strategy set, the KIP-925 optimiser re-places actives and standbys at unchanged
+// per-client counts with Kafka's sticky defaults (traffic 1, non-overlap 10: stickiness first). The
+// optimiser never moves a stateful active to a less caught-up client.
+#include <assignor/rack_aware.hpp>
 #include <assignor/sdk.hpp>
+#include <assignor/tag_standbys.hpp>
 
 namespace {
 
@@ -23,7 +31,14 @@ class Sticky final : public Strategy {
     const Cluster& cluster = in.cluster;
     AssignmentDraft draft(cluster, in.settings.num_standby_replicas);
     place_sticky_actives(cluster, draft);
-    place_sticky_standbys(cluster, draft);
+    const auto& tags = in.settings.rack_aware.tags;
+    if (tags.empty()) {
+      place_sticky_standbys(cluster, draft);
+    } else {
+      place_standbys_tag_aware(cluster, tags, draft, {.prefer_previous_holders = true});
+      balance_standbys_within_tags(cluster, tags, draft);
+    }
+    apply_rack_awareness(cluster, in.settings, in.lags, draft, kStickyRackCosts);
     return draft.finish(/*probing_rebalance=*/false);
   }
 };

@@ -1,0 +1,179 @@
+// Rack awareness benchmarks (KIP-925).
+//
+// optimizer/<set>/<scenario>/<tasks>x<clients>: the SDK optimiser alone (optimize_rack_aware) on the
+//   assignment high_availability returns for a generated cluster over 3 racks (4 threads per client,
+//   half the tasks stateful, 1 standby). Timed: copying the draft and optimising one set of tasks.
+//   Counters: the set's cross-rack partitions before and after, placements moved, flow graph size.
+//   optimizer_balance/...: the same with balance_subtopology.
+// strategies/<scenario>/<tasks>x<clients>: high_availability and min_traffic on the same cluster;
+//   counters: cross_rack_traffic of each, the reduction, and whether every client holds as many
+//   actives, standbys and warmups under both (equal_counts = 1).
+//
+//   build/bench/bench_rack_aware --benchmark_filter='optimizer/.*/10000x100'
+#include <benchmark/benchmark.h>
+
+#include <cstring>
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "assignor/host/plugin_registry.hpp"
+#include "assignor/lags.hpp"
+#include "assignor/log.hpp"
+#include "assignor/metrics.hpp"
+#include "assignor/rack_aware.hpp"
+#include "assignor/scenario.hpp"
+#include "assignor/validation.hpp"
+
+namespace {
+
+using namespace assignor;
+
+struct Size {
+  std::uint32_t tasks;
+  std::uint32_t clients;
+};
+constexpr Size kSizes[] = {{1'000, 10}, {10'000, 100}, {100'000, 1'000}};
+constexpr ScenarioKind kKinds[] = {ScenarioKind::fresh, ScenarioKind::scale_out, ScenarioKind::scale_in,
+                                   ScenarioKind::rolling_restart};
+
+const host::PluginRegistry* g_registry = nullptr;
+
+AssignmentSettings settings() {
+  AssignmentSettings s;
+  s.num_standby_replicas = 1;
+  return s;
+}
+
+const Cluster& cluster_for(ScenarioKind kind, Size size) {
+  static std::map<std::tuple<int, std::uint32_t, std::uint32_t>, std::unique_ptr<Cluster>> cache;
+  auto& slot = cache[{static_cast<int>(kind), size.tasks, size.clients}];
+  if (!slot) {
+    ScenarioSpec spec;
+    spec.kind = kind;
+    spec.clients = size.clients;
+    spec.threads = 4;
+    spec.subtopologies = size.tasks / 1000 < 10 ? 10 : size.tasks / 1000;
+    spec.partitions = size.tasks / spec.subtopologies;
+    spec.stateful_fraction = 0.5;
+    spec.standbys = 1;
+    spec.racks = 3;
+    spec.seed = 42;
+    slot = std::make_unique<Cluster>(generate_cluster(spec));
+  }
+  return *slot;
+}
+
+Assignment run(const std::string& strategy, const Cluster& cluster, const AssignmentSettings& s,
+               const LagModel& lags) {
+  auto instance = g_registry->create(strategy, {});
+  return instance->assign(AssignmentInput{cluster, s, lags});
+}
+
+AssignmentDraft to_draft(const Cluster& cluster, const AssignmentSettings& s, const Assignment& a) {
+  AssignmentDraft draft(cluster, s.num_standby_replicas);
+  for (const auto& p : a.actives) draft.set_active(p.task, p.client);
+  for (const auto& p : a.standbys) draft.add_standby(p.task, p.client);
+  for (const auto& p : a.warmups) draft.add_warmup(p.task, p.client);
+  return draft;
+}
+
+void optimizer(benchmark::State& state, RackAwareTasks tasks, RackAwareStrategy strategy, ScenarioKind kind,
+               Size size) {
+  const Cluster& cluster = cluster_for(kind, size);
+  const AssignmentSettings s = settings();
+  const LagModel lags(cluster, s);
+  const AssignmentDraft base = to_draft(cluster, s, run("high_availability", cluster, s, lags));
+  RackAwareOptions options;
+  options.tasks = tasks;
+  options.strategy = strategy;
+  options.costs = tasks == RackAwareTasks::stateless_actives ? kStatelessRackCosts : kHighAvailabilityRackCosts;
+  RackAwareResult r;
+  for (auto _ : state) {
+    AssignmentDraft draft = base;
+    r = optimize_rack_aware(cluster, lags, draft, options);
+    benchmark::DoNotOptimize(r.moved);
+  }
+  state.counters["placements"] = static_cast<double>(r.placements);
+  state.counters["traffic_before"] = static_cast<double>(r.traffic_before);
+  state.counters["traffic_after"] = static_cast<double>(r.traffic_after);
+  state.counters["moved"] = static_cast<double>(r.moved);
+  state.counters["flow_nodes"] = static_cast<double>(r.flow_nodes);
+  state.counters["flow_arcs"] = static_cast<double>(r.flow_arcs);
+}
+
+std::vector<std::uint32_t> per_client(const Cluster& cluster, const std::vector<Placement>& list) {
+  std::vector<std::uint32_t> counts(cluster.client_count(), 0);
+  for (const auto& p : list) ++counts[p.client];
+  return counts;
+}
+
+void strategies(benchmark::State& state, ScenarioKind kind, Size size) {
+  const Cluster& cluster = cluster_for(kind, size);
+  const AssignmentSettings s = settings();
+  const LagModel lags(cluster, s);
+  const Assignment ha = run("high_availability", cluster, s, lags);
+  Assignment mt;
+  for (auto _ : state) {
+    const LagModel fresh_lags(cluster, s);
+    mt = run("min_traffic", cluster, s, fresh_lags);
+    benchmark::DoNotOptimize(mt.actives.data());
+  }
+  if (!validate(cluster, s, mt).empty()) {
+    state.SkipWithError("min_traffic returned an invalid assignment");
+    return;
+  }
+  const Metrics mha = compute_metrics(cluster, s, lags, ha);
+  const Metrics mmt = compute_metrics(cluster, s, lags, mt);
+  const bool equal = per_client(cluster, ha.actives) == per_client(cluster, mt.actives) &&
+                     per_client(cluster, ha.standbys) == per_client(cluster, mt.standbys) &&
+                     per_client(cluster, ha.warmups) == per_client(cluster, mt.warmups);
+  const double before = static_cast<double>(mha.cross_rack_traffic.value_or(0));
+  const double after = static_cast<double>(mmt.cross_rack_traffic.value_or(0));
+  state.counters["ha_traffic"] = before;
+  state.counters["mt_traffic"] = after;
+  state.counters["reduction_%"] = before > 0 ? 100.0 * (before - after) / before : 0.0;
+  state.counters["equal_counts"] = equal ? 1 : 0;
+  state.counters["mt_restoring"] = static_cast<double>(mmt.restoring_actives);
+  state.counters["ha_moves"] = static_cast<double>(mha.active_moves);
+  state.counters["mt_moves"] = static_cast<double>(mmt.active_moves);
+}
+
+std::string label(Size size) { return std::to_string(size.tasks) + "x" + std::to_string(size.clients); }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string plugin_dir = ASSIGNOR_PLUGIN_DIR;
+  for (int i = 1; i < argc; ++i)
+    if (std::strncmp(argv[i], "--plugin-dir=", 13) == 0) plugin_dir = argv[i] + 13;
+  assignor::log().set_level(spdlog::level::err);
+  static host::PluginRegistry registry;
+  registry.load_directory(plugin_dir);
+  g_registry = &registry;
+  const std::pair<const char*, RackAwareTasks> sets[] = {{"stateful_actives", RackAwareTasks::stateful_actives},
+                                                          {"stateless_actives", RackAwareTasks::stateless_actives},
+                                                          {"standbys", RackAwareTasks::standbys}};
+  for (Size size : kSizes) {
+    for (ScenarioKind kind : kKinds) {
+      const std::string scenario(to_string(kind));
+      for (const auto& [set_name, set] : sets) {
+        benchmark::RegisterBenchmark(("optimizer/" + std::string(set_name) + "/" + scenario + "/" + label(size)).c_str(),
+                                     optimizer, set, RackAwareStrategy::min_traffic, kind, size)
+            ->Unit(benchmark::kMillisecond);
+        benchmark::RegisterBenchmark(
+            ("optimizer_balance/" + std::string(set_name) + "/" + scenario + "/" + label(size)).c_str(), optimizer,
+            set, RackAwareStrategy::balance_subtopology, kind, size)
+            ->Unit(benchmark::kMillisecond);
+      }
+      benchmark::RegisterBenchmark(("strategies/" + scenario + "/" + label(size)).c_str(), strategies, kind, size)
+          ->Unit(benchmark::kMillisecond);
+    }
+  }
+  benchmark::Initialize(&argc, argv);
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
