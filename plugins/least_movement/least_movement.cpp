@@ -18,11 +18,18 @@
 // caught-up client, with warmups on the target and a probing rebalance, so no active ever restores;
 // each later rebalance moves the warmed-up tasks. Standbys go to clients that already have the
 // state, then to the least loaded.
+//
+// Parameter `balance: weight` (default `count`) balances the sum of task weights per thread instead
+// of task counts: the target is then the SDK's weighted one (assignor/weighted.hpp: previous owners
+// keep tasks within the average weight per thread, the rest heaviest first to the least loaded),
+// within the largest task's weight; standbys and warmups as above.
 #include <assignor/sdk.hpp>
+#include <assignor/weighted.hpp>
 
 #include <algorithm>
 #include <map>
 #include <queue>
+#include <string>
 #include <vector>
 
 #if defined(__GNUC__)
@@ -51,16 +58,22 @@ class LeastMovement final : public Strategy {
  public:
   // target_only: return the balanced target itself, before standbys and warmup planning (it may
   // then contain restoring actives). For inspection and for the optimality tests.
+  // balance: count (min-cost flow at balanced counts) | weight (weighted.hpp).
   explicit LeastMovement(const StrategyParams& params) {
-    params.reject_unknown({"target_only"});
+    params.reject_unknown({"target_only", "balance"});
     target_only_ = params.get_bool("target_only", false);
+    const std::string balance = params.get_string("balance", "count");
+    if (balance != "count" && balance != "weight")
+      throw ConfigError("strategy parameter 'balance': expected count or weight, got '" + balance + "'");
+    by_weight_ = balance == "weight";
   }
 
   Assignment assign(const AssignmentInput& in) override {
     const Cluster& cluster = in.cluster;
     AssignmentDraft draft(cluster, in.settings.num_standby_replicas);
     if (cluster.client_count() == 0) return draft.finish(false);
-    place_target(in, draft);
+    if (by_weight_) place_weighted_actives(cluster, in.lags, draft);
+    else place_target(in, draft);
     if (target_only_) return draft.finish(false);
     place_standbys(in, draft);
     const WarmupPlan plan = plan_warmups(cluster, in.settings, in.lags, draft);
@@ -69,6 +82,7 @@ class LeastMovement final : public Strategy {
 
  private:
   bool target_only_ = false;
+  bool by_weight_ = false;
 
   static bool equal_threads(const Cluster& cluster) {
     for (const auto& c : cluster.clients)

@@ -1,0 +1,288 @@
+// weighted (and least_movement with balance: weight): the load, not the task count, is balanced
+// within the largest task weight; a balanced group does not move; never a restoring active;
+// deterministic. Random groups print their seed on failure.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <iostream>
+#include <limits>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "assignor/errors.hpp"
+#include "assignor/scenario.hpp"
+#include "cluster_builder.hpp"
+#include "strategy_runner.hpp"
+
+namespace assignor {
+namespace {
+
+using testing::actives_of;
+using testing::builtin_plugins;
+using testing::ClusterBuilder;
+using testing::describe;
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+Task weighted(const std::string& id, double weight, std::int64_t end_offset = -1) {
+  Task t;
+  t.id = *parse_task_id(id);
+  if (end_offset >= 0) t.stores.push_back({"store", true, end_offset});
+  t.weight = weight;
+  return t;
+}
+
+std::vector<std::pair<std::string, std::int64_t>> running(const std::vector<std::string>& tasks) {
+  std::vector<std::pair<std::string, std::int64_t>> out;
+  for (const auto& t : tasks) out.push_back({t, -2});
+  return out;
+}
+
+StrategyParams params(std::map<std::string, std::string> values) { return StrategyParams(std::move(values)); }
+const StrategyParams kTargetOnly = params({{"target_only", "true"}});
+const StrategyParams kLeastMovementByWeight = params({{"balance", "weight"}});
+const StrategyParams kLeastMovementByWeightTarget = params({{"balance", "weight"}, {"target_only", "true"}});
+
+testing::RunResult run(const std::string& strategy, const Cluster& c, const AssignmentSettings& s,
+                       const StrategyParams& p = {}) {
+  auto r = builtin_plugins().run(strategy, c, s, p);
+  EXPECT_THAT(r.errors, IsEmpty()) << describe(c, r.assignment);
+  return r;
+}
+
+// The bound place_weighted_actives() guarantees: the largest weight over the fewest threads.
+double bound(const Cluster& c) {
+  double w_max = 0;
+  std::uint32_t t_min = std::numeric_limits<std::uint32_t>::max();
+  for (const auto& t : c.tasks) w_max = std::max(w_max, t.weight);
+  for (const auto& client : c.clients) t_min = std::min(t_min, client.threads);
+  return w_max / t_min;
+}
+
+double largest_weight(const Cluster& c) {
+  double w_max = 0;
+  for (const auto& t : c.tasks) w_max = std::max(w_max, t.weight);
+  return w_max;
+}
+
+// ---- hand-made groups ------------------------------------------------------------------------
+
+TEST(Weighted, BalancesWeightWhereCountBalanceCannot) {
+  // One hot partition (6) and three cool ones (2): two tasks each is count-balanced and 8 vs 4.
+  const Cluster c = ClusterBuilder()
+                        .task(weighted("0_0", 6.0, 1000)).task(weighted("0_1", 2.0, 1000))
+                        .task(weighted("0_2", 2.0, 1000)).task(weighted("0_3", 2.0, 1000))
+                        .client("a").client("b")
+                        .build();
+  const auto w = run("weighted", c, AssignmentSettings{});
+  EXPECT_THAT(actives_of(c, w.assignment, "a"), ElementsAre("0_0"));
+  EXPECT_THAT(actives_of(c, w.assignment, "b"), ElementsAre("0_1", "0_2", "0_3"));
+  EXPECT_EQ(w.metrics.weighted_load_spread, 0.0);
+  EXPECT_EQ(w.metrics.active_load_spread, 2.0);  // what count balance would call unbalanced
+  for (const char* other : {"high_availability", "least_movement", "sticky"}) {
+    const auto r = run(other, c, AssignmentSettings{});
+    EXPECT_EQ(r.metrics.weighted_load_spread, 4.0) << other << "\n" << describe(c, r.assignment);
+  }
+  const auto lm = run("least_movement", c, AssignmentSettings{}, kLeastMovementByWeight);
+  EXPECT_EQ(lm.metrics.weighted_load_spread, 0.0) << describe(c, lm.assignment);
+}
+
+TEST(Weighted, PerThreadLoadWithUnequalThreads) {
+  // a has 3 threads, b 1: the average is 3 per thread, so a should carry 9 and b 3.
+  const Cluster c = ClusterBuilder()
+                        .task(weighted("0_0", 3.0)).task(weighted("0_1", 3.0)).task(weighted("0_2", 3.0))
+                        .task(weighted("0_3", 1.5)).task(weighted("0_4", 1.5))
+                        .client("a", 3).client("b", 1)
+                        .build();
+  const auto r = run("weighted", c, AssignmentSettings{});
+  EXPECT_EQ(r.metrics.weighted_load_spread, 0.0) << describe(c, r.assignment);
+}
+
+TEST(Weighted, ABalancedCaughtUpGroupDoesNotMove) {
+  AssignmentSettings s;
+  s.num_standby_replicas = 1;
+  const Cluster c = ClusterBuilder()
+                        .task(weighted("0_0", 6.0, 50000)).task(weighted("0_1", 2.0, 50000))
+                        .task(weighted("0_2", 2.0, 50000)).task(weighted("0_3", 2.0, 50000))
+                        .task(weighted("1_0", 0.5)).task(weighted("1_1", 0.5))
+                        .client("a").previous_active({"0_0", "1_0"}).previous_standby({"0_1"})
+                        .offsets({{"0_0", -2}, {"0_1", 49990}})
+                        .client("b").previous_active({"0_1", "0_2", "0_3", "1_1"}).previous_standby({"0_0"})
+                        .offsets({{"0_1", -2}, {"0_2", -2}, {"0_3", -2}, {"0_0", 49990}})
+                        .build();
+  const auto r = run("weighted", c, s);
+  EXPECT_EQ(r.metrics.active_moves, 0u) << describe(c, r.assignment);
+  EXPECT_EQ(r.metrics.weighted_load_spread, 0.0);
+  EXPECT_FALSE(r.assignment.probing_rebalance);
+  EXPECT_THAT(r.assignment.warmups, IsEmpty());
+  // Count-balanced least_movement moves a task, and a stateful one must warm up first.
+  const auto lm = run("least_movement", c, s);
+  EXPECT_TRUE(lm.assignment.probing_rebalance || lm.metrics.active_moves > 0) << describe(c, lm.assignment);
+}
+
+TEST(Weighted, WithUnitWeightsItBalancesCounts) {
+  ClusterBuilder b;
+  std::vector<std::string> all;
+  for (int p = 0; p < 10; ++p) {
+    all.push_back("0_" + std::to_string(p));
+    b.stateful(all.back(), 100000);
+  }
+  b.client("a").previous_active(all).offsets(running(all)).client("b").client("c");
+  const Cluster c = b.build();
+  const auto target = run("weighted", c, AssignmentSettings{}, kTargetOnly);
+  EXPECT_LE(target.metrics.active_load_spread, 1.0) << describe(c, target.assignment);
+  EXPECT_EQ(target.metrics.active_moves, 6u);  // a keeps 4 (<= 10 / 3 + one task), 6 move
+}
+
+TEST(Weighted, MovesAreStagedThroughWarmupsWithoutRestoringActives) {
+  // A scale-out: a and b ran everything, c is new and empty. The target hands c a third of the
+  // load; the staged assignment keeps every active on its caught-up owner and warms c up.
+  ClusterBuilder b;
+  std::vector<std::string> a_tasks, b_tasks;
+  for (int p = 0; p < 6; ++p) {
+    const std::string id = "0_" + std::to_string(p);
+    b.task(weighted(id, p == 0 ? 4.0 : 1.0, 500000));
+    (p % 2 == 0 ? a_tasks : b_tasks).push_back(id);
+  }
+  b.client("a").previous_active(a_tasks).offsets(running(a_tasks));
+  b.client("b").previous_active(b_tasks).offsets(running(b_tasks));
+  b.client("c");
+  const Cluster c = b.build();
+  const auto target = run("weighted", c, AssignmentSettings{}, kTargetOnly);
+  EXPECT_LE(target.metrics.weighted_load_spread, largest_weight(c)) << describe(c, target.assignment);
+  EXPECT_GT(target.metrics.active_moves, 0u);
+  EXPECT_GT(target.metrics.restoring_actives, 0u) << "the target alone would restore on c";
+  const auto staged = run("weighted", c, AssignmentSettings{});
+  EXPECT_EQ(staged.metrics.restoring_actives, 0u) << describe(c, staged.assignment);
+  EXPECT_EQ(staged.metrics.active_moves, 0u);
+  EXPECT_FALSE(staged.assignment.warmups.empty());
+  EXPECT_TRUE(staged.assignment.probing_rebalance);
+}
+
+TEST(Weighted, RejectsUnknownParameters) {
+  EXPECT_THROW((void)builtin_plugins().registry().create("weighted", params({{"balance", "weight"}})), ConfigError);
+  EXPECT_THROW((void)builtin_plugins().registry().create("least_movement", params({{"balance", "load"}})),
+               ConfigError);
+  EXPECT_NO_THROW((void)builtin_plugins().registry().create("least_movement", params({{"balance", "count"}})));
+}
+
+// ---- generated groups with skewed weights ----------------------------------------------------
+
+TEST(Weighted, ZipfScaleOutIsBalancedByWeightUnlikeCountStrategies) {
+  ScenarioSpec spec;
+  spec.clients = 20;
+  spec.threads = 2;
+  spec.subtopologies = 6;
+  spec.partitions = 40;
+  spec.kind = ScenarioKind::scale_out;
+  spec.weights = WeightDistribution::zipf;
+  spec.seed = 11;
+  const Cluster c = generate_cluster(spec);
+  AssignmentSettings s;
+  s.num_standby_replicas = 1;
+  const auto target = run("weighted", c, s, kTargetOnly);
+  const auto staged = run("weighted", c, s);
+  const auto lm_target = run("least_movement", c, s, kLeastMovementByWeightTarget);
+  const auto count = run("least_movement", c, s, params({{"target_only", "true"}}));
+  EXPECT_LE(target.metrics.weighted_load_spread, bound(c));
+  EXPECT_LE(lm_target.metrics.weighted_load_spread, bound(c));
+  EXPECT_LT(target.metrics.weighted_load_spread, count.metrics.weighted_load_spread);
+  EXPECT_EQ(staged.metrics.restoring_actives, 0u);
+  std::cout << "zipf scale-out 20x2 threads, 240 tasks: weighted_load_spread weighted target "
+            << target.metrics.weighted_load_spread << " (moves " << target.metrics.active_moves
+            << "), least_movement count target " << count.metrics.weighted_load_spread << " (moves "
+            << count.metrics.active_moves << "); largest weight per thread " << bound(c) << "\n";
+}
+
+// Random groups: skewed, uniform and unit weights; random threads, history, lags and settings.
+struct RandomCase {
+  Cluster cluster;
+  AssignmentSettings settings;
+};
+
+RandomCase random_case(std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  auto pick = [&](std::uint64_t lo, std::uint64_t hi) { return lo + rng() % (hi - lo + 1); };
+  RandomCase rc;
+  Cluster& c = rc.cluster;
+  const auto weights = pick(0, 3);  // 0 unit, 1 uniform 0.01..10, 2 Zipf by partition, 3 one hot task
+  const auto subtopologies = pick(1, 4);
+  for (std::uint64_t s = 0; s < subtopologies; ++s) {
+    const auto kind = pick(0, 3);  // 0 stateless, 1 logged, 2 non-logged, 3 mixed
+    const auto partitions = pick(1, 10);
+    for (std::uint64_t p = 0; p < partitions; ++p) {
+      Task t;
+      t.id = {static_cast<std::int32_t>(s), static_cast<std::int32_t>(p)};
+      if (kind == 1 || kind == 3) t.stores.push_back({"log", true, static_cast<std::int64_t>(pick(0, 200000))});
+      if (kind == 2 || kind == 3) t.stores.push_back({"mem", false, 0});
+      t.weight = weights == 0   ? 1.0
+                 : weights == 1 ? static_cast<double>(pick(1, 1000)) / 100.0
+                 : weights == 2 ? static_cast<double>(std::max<std::uint64_t>(1, (2000 + p + 1) / (2 * (p + 1)))) / 100.0
+                                : (s == 0 && p == 0 ? 40.0 : static_cast<double>(pick(10, 300)) / 100.0);
+      c.tasks.push_back(std::move(t));
+    }
+  }
+  const auto clients = pick(1, 8);
+  for (std::uint64_t i = 0; i < clients; ++i) {
+    Client client;
+    client.id = "client-" + std::to_string(i);
+    client.threads = static_cast<std::uint32_t>(pick(1, 4));
+    c.clients.push_back(std::move(client));
+  }
+  for (TaskIndex t = 0; t < c.tasks.size(); ++t) {
+    if (pick(0, 3) != 0) {
+      const auto owner = pick(0, clients - 1);
+      c.clients[owner].previous_active.push_back(t);
+      if (!c.tasks[t].stores.empty() && pick(0, 4) != 0) c.clients[owner].offset_sums.push_back({t, -2});
+    }
+    for (auto& client : c.clients) {
+      if (c.tasks[t].stores.empty() || pick(0, 2) != 0) continue;
+      const bool owns = std::find(client.previous_active.begin(), client.previous_active.end(), t) !=
+                        client.previous_active.end();
+      if (owns) continue;
+      std::int64_t end = 0;
+      for (auto& st : c.tasks[t].stores) end += st.logged ? st.changelog_end_offset : 0;
+      client.offset_sums.push_back({t, static_cast<std::int64_t>(pick(0, static_cast<std::uint64_t>(end)))});
+    }
+  }
+  c.finalize();
+  rc.settings.num_standby_replicas = static_cast<std::uint32_t>(pick(0, 2));
+  rc.settings.max_warmup_replicas = static_cast<std::uint32_t>(pick(1, 3));
+  const std::int64_t lags[] = {0, 100, 10000, 150000};
+  rc.settings.acceptable_recovery_lag = lags[pick(0, 3)];
+  return rc;
+}
+
+TEST(Weighted, RandomGroupsAreBalancedWithinTheLargestWeightAndNeverRestore) {
+  const std::uint64_t base = ::testing::UnitTest::GetInstance()->random_seed();
+  for (std::uint64_t i = 0; i < 500; ++i) {
+    const std::uint64_t seed = base * 7919 + i;
+    SCOPED_TRACE("seed " + std::to_string(seed) + " (GTEST_RANDOM_SEED " + std::to_string(base) + ", case " +
+                 std::to_string(i) + ")");
+    const RandomCase rc = random_case(seed);
+    const Cluster& c = rc.cluster;
+    const double limit = bound(c) + 1e-9;
+    const auto target = run("weighted", c, rc.settings, kTargetOnly);
+    ASSERT_THAT(target.errors, IsEmpty());
+    EXPECT_LE(target.metrics.weighted_load_spread, limit) << describe(c, target.assignment);
+    const auto lm_target = run("least_movement", c, rc.settings, kLeastMovementByWeightTarget);
+    EXPECT_LE(lm_target.metrics.weighted_load_spread, limit) << describe(c, lm_target.assignment);
+
+    const auto first = run("weighted", c, rc.settings);
+    const auto second = run("weighted", c, rc.settings);
+    ASSERT_THAT(first.errors, IsEmpty());
+    EXPECT_EQ(first.assignment, second.assignment) << "not deterministic";
+    EXPECT_EQ(first.metrics.restoring_actives, 0u) << describe(c, first.assignment);
+    if (!first.assignment.warmups.empty()) {
+      EXPECT_TRUE(first.assignment.probing_rebalance);
+    }
+    const auto lm = run("least_movement", c, rc.settings, kLeastMovementByWeight);
+    EXPECT_EQ(lm.metrics.restoring_actives, 0u) << describe(c, lm.assignment);
+  }
+}
+
+}  // namespace
+}  // namespace assignor
