@@ -1,0 +1,96 @@
+// `assignor compare`: several strategies on one cluster file or a directory of them; a table, JSON
+// or CSV of validity, metrics, probing and timings, and optionally an HTML report with charts.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <iostream>
+#include <memory>
+
+#include "assignor/errors.hpp"
+#include "assignor/host/assignment_io.hpp"
+#include "assignor/host/compare.hpp"
+#include "assignor/host/progress.hpp"
+#include "commands.hpp"
+
+namespace assignor::cli {
+
+namespace {
+
+constexpr const char* kCompareHelp = R"(Every strategy runs on every scenario without a fallback: a strategy that throws or returns
+an invalid assignment is shown as such in its row (with the reason below the table) and the
+others still run; the exit status is then 4. assign_ms is the strategy call plus lag
+normalisation, as in `assignor assign`: the median of --runs runs, with the fastest and slowest.
+
+Examples:
+  assignor compare --config examples/config.yaml --scenarios examples/scenarios
+  assignor compare --config examples/config.yaml --cluster big.json --strategies high_availability,sticky --format csv
+  assignor compare --config examples/config.yaml --scenarios examples/scenarios --report compare.html
+
+Columns and formats: docs/compare-and-simulate.md
+)";
+
+}  // namespace
+
+Command add_compare(CLI::App& parent, const Globals& globals) {
+  struct Options {
+    std::string config, cluster, scenarios, format = "table", report, output;
+    std::vector<std::string> strategies;
+    std::uint32_t runs = 5;
+  };
+  auto o = std::make_shared<Options>();
+  auto* app = parent.add_subcommand("compare", "Run several strategies on the same clusters and compare quality and speed");
+  app->footer(kCompareHelp);
+  app->add_option("--config", o->config, "Config file (YAML): settings and plugin paths")->required()->check(CLI::ExistingFile);
+  auto* cluster_option = app->add_option("--cluster", o->cluster, "One cluster file (YAML or JSON)")->check(CLI::ExistingFile);
+  auto* scenarios_option = app->add_option("--scenarios", o->scenarios, "A directory of cluster files (*.yaml, *.yml, *.json)")
+                        ->check(CLI::ExistingDirectory);
+  cluster_option->excludes(scenarios_option);
+  app->add_option("--strategies", o->strategies, "Strategies to compare, comma-separated (default: every loaded plugin)")
+      ->delimiter(',');
+  app->add_option("--format", o->format, "Output format (default table)")->check(CLI::IsMember({"table", "json", "csv"}));
+  app->add_option("--runs", o->runs, "Timed runs per strategy and scenario (default 5)")
+      ->check(CLI::Range(std::uint32_t{1}, std::uint32_t{1000}));
+  app->add_option("--report", o->report, "Also write an HTML report with charts to this file");
+  app->add_option("--output", o->output, "Write the result here instead of stdout");
+  return {app, [o, &globals] {
+            if (o->cluster.empty() && o->scenarios.empty())
+              throw InputError("compare: give the clusters to compare with --cluster FILE or --scenarios DIR");
+            const host::Config config = host::read_config_file(o->config);
+            apply_log_level(globals, &config);
+            host::PluginRegistry registry;
+            load_plugins(registry, &config);
+            const std::vector<host::CompareScenario> scenarios =
+                o->cluster.empty() ? host::scenarios_in_directory(o->scenarios)
+                                   : std::vector<host::CompareScenario>{host::scenario_from_file(o->cluster)};
+
+            host::ProgressLine progress(std::cerr, isatty(STDERR_FILENO) != 0);
+            host::CompareOptions options;
+            options.strategies = o->strategies;
+            options.runs = o->runs;
+            options.on_progress = [&progress](const std::string& scenario, const std::string& strategy,
+                                              std::size_t index, std::size_t total) {
+              progress.update(fmt::format("compare: {} on {} ({}/{})", strategy, scenario, index + 1, total));
+            };
+            const host::Comparison result = host::compare_strategies(registry, config, scenarios, options);
+            progress.finish();
+
+            if (o->format == "json") write_output(host::pretty_json(host::compare_json(result)), o->output);
+            else if (o->format == "csv") write_output(host::compare_csv(result), o->output);
+            else write_output(host::compare_table(result), o->output);
+            if (!o->report.empty()) write_output(host::compare_html(result), o->report);
+
+            if (result.all_ok()) return static_cast<int>(kOk);
+            std::size_t failed = 0, total = 0;
+            for (const auto& s : result.scenarios)
+              for (const auto& r : s.rows) {
+                ++total;
+                failed += r.status == host::CompareStatus::ok ? 0 : 1;
+              }
+            std::cerr << fmt::format("assignor: error: {} of {} strategy runs failed or returned an invalid "
+                                     "assignment (see the output)\n",
+                                     failed, total);
+            return static_cast<int>(kStrategyFailed);
+          }};
+}
+
+}  // namespace assignor::cli

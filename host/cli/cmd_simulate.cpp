@@ -1,0 +1,134 @@
+// `assignor simulate` (DESIGN 4.6): rounds of assignment, catch-up and events until the group
+// converges or --max-rounds; JSON Lines on stdout (one per round, then a summary), progress and
+// logs on stderr, optionally an HTML report of the convergence curves.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <charconv>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <optional>
+
+#include "assignor/errors.hpp"
+#include "assignor/host/cluster_reader.hpp"
+#include "assignor/host/progress.hpp"
+#include "assignor/host/simulation.hpp"
+#include "assignor/scenario.hpp"
+#include "commands.hpp"
+
+namespace assignor::cli {
+
+namespace {
+
+constexpr const char* kSimulateHelp = R"(Round k: run the strategy on the cluster state, apply the assignment, let every task a client
+holds catch up by --catch-up offsets, add --new-data offsets to every changelog, then apply the
+events of round k. The run ends when a round needs no probing rebalance, is balanced (active and
+per-thread loads at most one task apart) and no event is still to come (converged), when an
+unbalanced assignment repeats without probing (stalled), or after --max-rounds.
+
+Events file (YAML):
+  events:
+    - {round: 1, join: {id: c9, threads: 2, rack: r1}}
+    - {round: 3, leave: c1}
+    - {round: 4, restart: {id: c2, keep_state: false}}
+
+Example:
+  assignor simulate --config examples/config.yaml --cluster examples/scenarios/add-node.yaml \
+      --events examples/events/add-node.yaml --report simulate.html
+
+Output, convergence rule and events: docs/compare-and-simulate.md
+)";
+
+std::optional<std::int64_t> parse_offsets(const std::string& text) {
+  std::int64_t value = 0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc{} || ptr != end || value < 0) return std::nullopt;
+  return value;
+}
+
+}  // namespace
+
+Command add_simulate(CLI::App& parent, const Globals& globals) {
+  struct Options {
+    std::string config, cluster, strategy, events, catch_up = "full", new_data = "0", report, output, final_state;
+    std::uint32_t max_rounds = 100;
+  };
+  auto o = std::make_shared<Options>();
+  auto* app = parent.add_subcommand("simulate", "Simulate rebalances (catch-up, new data, clients joining and leaving) until convergence");
+  app->footer(kSimulateHelp);
+  app->add_option("--config", o->config, "Config file (YAML)")->required()->check(CLI::ExistingFile);
+  app->add_option("--cluster", o->cluster, "Cluster file (YAML or JSON): the state before round 1")
+      ->required()
+      ->check(CLI::ExistingFile);
+  app->add_option("--strategy", o->strategy, "Strategy to run (default: the config's strategy)");
+  app->add_option("--max-rounds", o->max_rounds, "Stop after this many rounds (default 100)")
+      ->check(CLI::Range(std::uint32_t{1}, std::uint32_t{1000000}));
+  app->add_option("--events", o->events, "Events file (YAML): clients joining, leaving, restarting")
+      ->check(CLI::ExistingFile);
+  const auto offsets = CLI::Validator(
+      [](const std::string& text) -> std::string {
+        return parse_offsets(text) ? "" : "expected a number of offsets >= 0, got '" + text + "'";
+      },
+      "OFFSETS");
+  app->add_option("--catch-up", o->catch_up,
+                  "Offsets each task held catches up per round: a number, or 'full' (the default)")
+      ->check(CLI::Validator(
+          [](const std::string& text) -> std::string {
+            return text == "full" || parse_offsets(text) ? ""
+                                                         : "expected 'full' or a number of offsets >= 0, got '" + text + "'";
+          },
+          "OFFSETS|full"));
+  app->add_option("--new-data", o->new_data, "Offsets appended to every changelog per round (default 0)")->check(offsets);
+  app->add_option("--report", o->report, "Also write an HTML report of the convergence curves to this file");
+  app->add_option("--output", o->output, "Write the JSON lines here instead of stdout");
+  app->add_option("--final-state", o->final_state,
+                  "Write the group's state after the last round as a cluster file (JSON), to start another run from");
+  return {app, [o, &globals] {
+            const host::Config config = host::read_config_file(o->config);
+            apply_log_level(globals, &config);
+            Cluster cluster = host::read_cluster_file(o->cluster);
+            host::SimulationOptions options;
+            if (!o->events.empty()) options.events = host::read_events_file(o->events);
+            host::PluginRegistry registry;
+            load_plugins(registry, &config);
+            options.strategy = o->strategy;
+            options.max_rounds = o->max_rounds;
+            if (o->catch_up != "full") options.catch_up = parse_offsets(o->catch_up);
+            options.new_data = *parse_offsets(o->new_data);
+
+            std::ofstream file;
+            if (!o->output.empty() && o->output != "-") {
+              file.open(o->output, std::ios::binary);
+              if (!file) throw InputError(fmt::format("{}: cannot open for writing", o->output));
+            }
+            std::ostream& out = file.is_open() ? static_cast<std::ostream&>(file) : std::cout;
+            host::ProgressLine progress(std::cerr, isatty(STDERR_FILENO) != 0);
+            options.on_round = [&](const host::SimulationRound& r) {
+              out << host::round_to_json(r).dump() << '\n';
+              out.flush();
+              progress.update(fmt::format("simulate: round {}/{}: {} clients, {} active moves, {} warmups, {}",
+                                          r.round, options.max_rounds, r.clients, r.metrics.active_moves,
+                                          r.metrics.warmups, r.probing_rebalance ? "probing" : "no probing"));
+            };
+            const host::SimulationResult result = host::simulate(registry, config, std::move(cluster), options);
+            progress.finish();
+            out << host::summary_to_json(result.summary).dump() << '\n';
+            out.flush();
+            if (!out) throw InputError(fmt::format("{}: write failed", o->output.empty() ? "stdout" : o->output));
+
+            if (!o->report.empty()) {
+              std::vector<std::string> context{
+                  fmt::format("Cluster: {}; config: {}; strategy: {}", o->cluster, o->config, result.summary.strategy),
+                  fmt::format("Catch-up per round: {}; new data per round: {} offsets per changelog; events: {}",
+                              options.catch_up ? fmt::format("{} offsets", *options.catch_up) : "full",
+                              options.new_data, o->events.empty() ? "none" : o->events)};
+              write_output(host::simulation_html(result, context), o->report);
+            }
+            if (!o->final_state.empty()) write_output(to_json(result.final_state), o->final_state);
+            return static_cast<int>(kOk);
+          }};
+}
+
+}  // namespace assignor::cli

@@ -1,0 +1,366 @@
+// The outputs of `assignor compare`: table, JSON, CSV and the HTML report.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "assignor/host/assignment_io.hpp"
+#include "assignor/host/compare.hpp"
+#include "assignor/host/report_html.hpp"
+
+namespace assignor::host {
+
+namespace {
+
+using ordered_json = nlohmann::ordered_json;
+
+constexpr std::size_t kListedValidationErrors = 10;
+
+// A ratio or a timing for people: at most 3 decimals, no trailing zeros.
+std::string decimal(double v) { return format_number(v); }
+
+std::string ms_text(double v) { return fmt::format("{:.3f}", v); }
+
+// Milliseconds rounded to the nanosecond for JSON and CSV: finer digits are noise.
+double nanosecond_ms(double v) { return std::round(v * 1e6) / 1e6; }
+
+// ---- table ----------------------------------------------------------------------------------
+
+// The metrics as the SDK reports them (metrics_to_json: DESIGN 4.5 plus any the SDK adds), so that a
+// new metric shows up in every format without touching this file.
+std::vector<std::string> metric_names() {
+  std::vector<std::string> names;
+  const ordered_json metrics = metrics_to_json(Metrics{});  // named: items() must not outlive it
+  for (const auto& item : metrics.items()) names.push_back(item.key());
+  return names;
+}
+
+// One metric value as text: integers as they are, ratios with at most 3 decimals, null -> `none`.
+std::string metric_text(const ordered_json& v, const char* none) {
+  if (v.is_null()) return none;
+  if (v.is_number_float()) return decimal(v.get<double>());
+  return v.dump();
+}
+
+struct Column {
+  std::string top;
+  std::string bottom;
+  bool right;  // right-aligned (numbers)
+};
+
+// Two-line headers keep the table narrow: "restoring" over "actives".
+Column metric_column(const std::string& name) {
+  static const std::vector<std::pair<std::string, std::pair<const char*, const char*>>> kShort = {
+      {"active_load_spread", {"active", "spread"}},
+      {"total_load_spread", {"total", "spread"}},
+      {"max_subtopology_skew", {"subtopo", "skew"}},
+      {"cross_rack_traffic", {"cross", "rack"}},
+      {"thread_load_spread", {"thread", "spread"}},
+      {"tag_spread_shortfall", {"tag", "shortfall"}},
+      {"weighted_load_spread", {"weighted", "spread"}},
+  };
+  for (const auto& [metric, label] : kShort)
+    if (metric == name) return {label.first, label.second, true};
+  const auto cut = name.rfind('_');
+  if (cut == std::string::npos) return {"", name, true};
+  std::string top = name.substr(0, cut);
+  std::replace(top.begin(), top.end(), '_', ' ');
+  return {top, name.substr(cut + 1), true};
+}
+
+std::vector<Column> table_columns() {
+  std::vector<Column> columns{{"", "strategy", false}, {"", "status", false}};
+  for (const auto& name : metric_names()) columns.push_back(metric_column(name));
+  columns.push_back({"", "probing", false});
+  columns.push_back({"assign_ms", "median", true});
+  columns.push_back({"", "min..max", false});
+  return columns;
+}
+
+std::vector<std::string> table_cells(const CompareRow& row, std::size_t n_columns) {
+  std::vector<std::string> cells{row.strategy, row.status == CompareStatus::ok ? "ok" : to_string(row.status)};
+  if (row.status != CompareStatus::ok) {
+    for (auto& c : cells[1]) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    while (cells.size() < n_columns) cells.emplace_back("-");
+    return cells;
+  }
+  if (row.ran != row.strategy) cells[1] = "ok*";
+  const ordered_json metrics = metrics_to_json(row.metrics);
+  for (const auto& item : metrics.items()) cells.push_back(metric_text(item.value(), "n/a"));
+  cells.push_back(row.probing_rebalance ? "yes" : "no");
+  cells.push_back(ms_text(row.assign_ms.median));
+  cells.push_back(fmt::format("{}..{}", ms_text(row.assign_ms.min), ms_text(row.assign_ms.max)));
+  return cells;
+}
+
+void rstrip_line(std::string& line) {
+  while (!line.empty() && line.back() == ' ') line.pop_back();
+  line += '\n';
+}
+
+std::string scenario_heading(const ScenarioComparison& s) {
+  std::string text = fmt::format("scenario {}: {} tasks ({} stateful), {} clients, {} threads", s.name, s.tasks,
+                                 s.stateful_tasks, s.clients, s.threads);
+  if (s.source != s.name) text += fmt::format(" ({})", s.source);
+  return text;
+}
+
+// ---- CSV ------------------------------------------------------------------------------------
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"') out += '"';
+    out += c;
+  }
+  return out + '"';
+}
+
+std::string failure_text(const CompareRow& row) {
+  std::string text = row.error;
+  for (const auto& e : row.validation_errors) text += "; " + e;
+  return text;
+}
+
+// ---- HTML -----------------------------------------------------------------------------------
+
+struct ChartSpec {
+  const char* name;
+  const char* description;
+  const char* unit;
+  double (*value)(const CompareRow&);
+};
+
+const std::vector<ChartSpec> kCharts = {
+    {"active_moves", "Tasks whose active client changed (lower is better).", "tasks",
+     [](const CompareRow& r) { return static_cast<double>(r.metrics.active_moves); }},
+    {"restoring_actives",
+     "Stateful actives on a client that is not caught up while a caught-up client exists: what KIP-441 prevents "
+     "(0 is the goal).",
+     "tasks", [](const CompareRow& r) { return static_cast<double>(r.metrics.restoring_actives); }},
+    {"warmups", "Warmup replicas placed to move tasks later.", "replicas",
+     [](const CompareRow& r) { return static_cast<double>(r.metrics.warmups); }},
+    {"active_load_spread", "Max - min over clients of active tasks per thread (lower is better).",
+     "tasks per thread", [](const CompareRow& r) { return r.metrics.active_load_spread; }},
+    {"total_load_spread", "The same for every copy held: active, standby and warmup.", "tasks per thread",
+     [](const CompareRow& r) { return r.metrics.total_load_spread; }},
+    {"restore_offsets", "Offsets to restore before the cold actives can process (lower is better).", "offsets",
+     [](const CompareRow& r) { return static_cast<double>(r.metrics.restore_offsets); }},
+};
+
+}  // namespace
+
+std::vector<std::string> compare_chart_names() {
+  std::vector<std::string> names;
+  for (const auto& c : kCharts) names.emplace_back(c.name);
+  names.emplace_back("assign_ms");
+  return names;
+}
+
+std::string compare_table(const Comparison& comparison) {
+  std::string out = fmt::format("compare: {} strateg{} x {} scenario{}; assign_ms: median of {} run{} (min..max)\n",
+                                comparison.strategies.size(), comparison.strategies.size() == 1 ? "y" : "ies",
+                                comparison.scenarios.size(), comparison.scenarios.size() == 1 ? "" : "s",
+                                comparison.runs, comparison.runs == 1 ? "" : "s");
+  const std::vector<Column> columns = table_columns();
+  for (const auto& scenario : comparison.scenarios) {
+    out += '\n' + scenario_heading(scenario) + '\n';
+    std::vector<std::vector<std::string>> rows;
+    for (const auto& row : scenario.rows) rows.push_back(table_cells(row, columns.size()));
+    std::vector<std::size_t> width(columns.size());
+    for (std::size_t c = 0; c < columns.size(); ++c) {
+      width[c] = std::max(columns[c].top.size(), columns[c].bottom.size());
+      for (const auto& r : rows) width[c] = std::max(width[c], r[c].size());
+    }
+    auto line = [&](auto cell_of) {
+      std::string text;
+      for (std::size_t c = 0; c < columns.size(); ++c) {
+        if (c) text += "  ";
+        const std::string cell = cell_of(c);
+        text += columns[c].right ? fmt::format("{:>{}}", cell, width[c]) : fmt::format("{:<{}}", cell, width[c]);
+      }
+      rstrip_line(text);
+      return text;
+    };
+    out += line([&](std::size_t c) { return columns[c].top; });
+    out += line([&](std::size_t c) { return columns[c].bottom; });
+    for (const auto& r : rows) out += line([&](std::size_t c) { return r[c]; });
+
+    for (const auto& row : scenario.rows) {
+      for (const auto& note : row.notes) out += fmt::format("  {}: {}\n", row.strategy, note);
+      if (row.status == CompareStatus::ok) continue;
+      out += fmt::format("  {}: {}: {}\n", row.strategy, to_string(row.status), row.error);
+      for (std::size_t i = 0; i < row.validation_errors.size() && i < kListedValidationErrors; ++i)
+        out += fmt::format("    - {}\n", row.validation_errors[i]);
+      if (row.validation_errors.size() > kListedValidationErrors)
+        out += fmt::format("    ... and {} more\n", row.validation_errors.size() - kListedValidationErrors);
+    }
+  }
+  return out;
+}
+
+ordered_json compare_json(const Comparison& comparison) {
+  ordered_json out = ordered_json::object();
+  out["runs"] = comparison.runs;
+  out["strategies"] = comparison.strategies;
+  ordered_json scenarios = ordered_json::array();
+  for (const auto& s : comparison.scenarios) {
+    ordered_json js = ordered_json::object();
+    js["name"] = s.name;
+    js["source"] = s.source;
+    js["tasks"] = s.tasks;
+    js["stateful_tasks"] = s.stateful_tasks;
+    js["clients"] = s.clients;
+    js["threads"] = s.threads;
+    ordered_json results = ordered_json::array();
+    for (const auto& row : s.rows) {
+      ordered_json r = ordered_json::object();
+      r["strategy"] = row.strategy;
+      r["status"] = to_string(row.status);
+      r["ran"] = row.ran;
+      const bool ok = row.status == CompareStatus::ok;
+      r["error"] = ok ? ordered_json(nullptr) : ordered_json(row.error);
+      r["validation_errors"] = row.validation_errors;
+      r["notes"] = row.notes;
+      if (ok) {
+        r["probing_rebalance"] = {{"needed", row.probing_rebalance}, {"after_ms", row.probing_after_ms}};
+        r["metrics"] = metrics_to_json(row.metrics);
+        r["assign_ms"] = {{"median", nanosecond_ms(row.assign_ms.median)},
+                          {"min", nanosecond_ms(row.assign_ms.min)},
+                          {"max", nanosecond_ms(row.assign_ms.max)},
+                          {"runs", row.assign_ms.runs}};
+      } else {
+        r["probing_rebalance"] = nullptr;
+        r["metrics"] = nullptr;
+        r["assign_ms"] = nullptr;
+      }
+      results.push_back(std::move(r));
+    }
+    js["results"] = std::move(results);
+    scenarios.push_back(std::move(js));
+  }
+  out["scenarios"] = std::move(scenarios);
+  return out;
+}
+
+std::string compare_csv(const Comparison& comparison) {
+  const std::vector<std::string> metrics = metric_names();
+  std::vector<std::string> header{"scenario", "strategy", "status", "ran"};
+  header.insert(header.end(), metrics.begin(), metrics.end());
+  for (const char* h : {"probing_rebalance", "probing_after_ms", "assign_ms_median", "assign_ms_min", "assign_ms_max",
+                        "runs", "error"})
+    header.emplace_back(h);
+  auto write_row = [](std::string& out, const std::vector<std::string>& fields) {
+    for (std::size_t i = 0; i < fields.size(); ++i) {
+      if (i) out += ',';
+      out += csv_field(fields[i]);
+    }
+    out += '\n';
+  };
+  std::string out;
+  write_row(out, header);
+  for (const auto& s : comparison.scenarios) {
+    for (const auto& row : s.rows) {
+      std::vector<std::string> f{s.name, row.strategy, to_string(row.status), row.ran};
+      if (row.status == CompareStatus::ok) {
+        // Full precision here (machines read it): shortest text that reads back to the same double.
+        const ordered_json values = metrics_to_json(row.metrics);
+        for (const auto& item : values.items()) f.push_back(item.value().is_null() ? "" : item.value().dump());
+        f.push_back(row.probing_rebalance ? "true" : "false");
+        f.push_back(fmt::format("{}", row.probing_after_ms));
+        f.push_back(fmt::format("{}", nanosecond_ms(row.assign_ms.median)));
+        f.push_back(fmt::format("{}", nanosecond_ms(row.assign_ms.min)));
+        f.push_back(fmt::format("{}", nanosecond_ms(row.assign_ms.max)));
+        f.push_back(fmt::format("{}", row.assign_ms.runs));
+        f.emplace_back("");
+      } else {
+        while (f.size() + 1 < header.size()) f.emplace_back("");
+        f.push_back(failure_text(row));
+      }
+      write_row(out, f);
+    }
+  }
+  return out;
+}
+
+std::string compare_html(const Comparison& comparison) {
+  HtmlReport page;
+  page.title = "Assignor: strategy comparison";
+  page.summary.push_back(fmt::format("{} strateg{} on {} scenario{}; assign_ms is the median of {} run{}, whiskers "
+                                     "from the fastest to the slowest run.",
+                                     comparison.strategies.size(), comparison.strategies.size() == 1 ? "y" : "ies",
+                                     comparison.scenarios.size(), comparison.scenarios.size() == 1 ? "" : "s",
+                                     comparison.runs, comparison.runs == 1 ? "" : "s"));
+  for (const auto& s : comparison.scenarios) page.summary.push_back(scenario_heading(s));
+  if (!comparison.all_ok())
+    page.summary.push_back("A \u00d7 marks a strategy that failed or returned an invalid assignment (see the table).");
+
+  std::vector<std::string> groups;
+  for (const auto& s : comparison.scenarios) groups.push_back(s.name);
+  auto bars_of = [&](auto value_of, bool whiskers) {
+    std::vector<std::vector<Bar>> bars;
+    for (const auto& s : comparison.scenarios) {
+      std::vector<Bar> group;
+      for (const auto& row : s.rows) {
+        Bar bar;
+        if (row.status == CompareStatus::ok) {
+          bar.value = value_of(row);
+          if (whiskers) bar.low = row.assign_ms.min, bar.high = row.assign_ms.max;
+        } else {
+          bar.missing = to_string(row.status);
+        }
+        group.push_back(std::move(bar));
+      }
+      bars.push_back(std::move(group));
+    }
+    return bars;
+  };
+  for (const auto& spec : kCharts)
+    page.sections.emplace_back(
+        BarChart{spec.name, spec.description, spec.unit, groups, comparison.strategies, bars_of(spec.value, false)});
+  page.sections.emplace_back(BarChart{
+      "assign_ms",
+      fmt::format("Time of the strategy call plus lag normalisation: median of {} run{}, whiskers min to max.",
+                  comparison.runs, comparison.runs == 1 ? "" : "s"),
+      "milliseconds", groups, comparison.strategies,
+      bars_of([](const CompareRow& r) { return r.assign_ms.median; }, true)});
+
+  HtmlTable table;
+  table.caption = "Every figure";
+  const std::vector<std::string> metrics = metric_names();
+  table.header = {"scenario", "strategy", "status"};
+  table.header.insert(table.header.end(), metrics.begin(), metrics.end());
+  for (const char* h : {"probing", "assign_ms median", "min", "max", "notes"}) table.header.emplace_back(h);
+  table.numeric.assign(table.header.size(), true);
+  table.numeric[0] = table.numeric[1] = table.numeric[2] = false;
+  table.numeric[table.header.size() - 5] = table.numeric[table.header.size() - 1] = false;
+  for (const auto& s : comparison.scenarios) {
+    for (const auto& row : s.rows) {
+      std::vector<std::string> cells{s.name, row.strategy, to_string(row.status)};
+      std::string notes;
+      for (const auto& n : row.notes) notes += (notes.empty() ? "" : "; ") + n;
+      if (row.status == CompareStatus::ok) {
+        const ordered_json values = metrics_to_json(row.metrics);
+        for (const auto& item : values.items()) cells.push_back(metric_text(item.value(), "n/a"));
+        cells.push_back(row.probing_rebalance ? "yes" : "no");
+        cells.push_back(ms_text(row.assign_ms.median));
+        cells.push_back(ms_text(row.assign_ms.min));
+        cells.push_back(ms_text(row.assign_ms.max));
+      } else {
+        while (cells.size() + 1 < table.header.size()) cells.emplace_back("-");
+        notes = failure_text(row) + (notes.empty() ? "" : "; " + notes);
+      }
+      cells.push_back(notes);
+      table.rows.push_back(std::move(cells));
+      table.flagged.push_back(row.status != CompareStatus::ok);
+    }
+  }
+  page.sections.emplace_back(std::move(table));
+  return render_html(page);
+}
+
+}  // namespace assignor::host
