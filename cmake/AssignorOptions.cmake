@@ -13,7 +13,16 @@ if(ASSIGNOR_WERROR)
 endif()
 
 add_library(assignor_sanitizers INTERFACE)
-if(ASSIGNOR_SANITIZE)
+if(ASSIGNOR_FUZZ)
+  # Every target (SDK, host, plugins) gets libFuzzer's coverage instrumentation and ASan + UBSan;
+  # the fuzz executables add -fsanitize=fuzzer (libFuzzer's main) themselves.
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "ASSIGNOR_FUZZ needs clang (libFuzzer); configure with -DCMAKE_CXX_COMPILER=clang++-14")
+  endif()
+  target_compile_options(assignor_sanitizers INTERFACE -fsanitize=fuzzer-no-link,address,undefined
+    -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
+  target_link_options(assignor_sanitizers INTERFACE -fsanitize=address,undefined)
+elseif(ASSIGNOR_SANITIZE)
   target_compile_options(assignor_sanitizers INTERFACE -fsanitize=address,undefined
     -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
   target_link_options(assignor_sanitizers INTERFACE -fsanitize=address,undefined)

@@ -21,7 +21,7 @@ Command add_assign(CLI::App& parent, const Globals& globals) {
   return {app, [o, &globals] {
             const host::Config config = host::read_config_file(o->config);
             apply_log_level(globals, &config);
-            const Cluster cluster = host::read_cluster_file(o->cluster);
+            const Cluster cluster = host::read_cluster_file(o->cluster, config.input_limits);
             host::PluginRegistry registry;
             load_plugins(registry, &config);
             const std::string strategy = o->strategy.empty() ? config.strategy : o->strategy;

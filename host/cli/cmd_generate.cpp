@@ -30,6 +30,9 @@ round(S x --stateful-fraction) of the sub-topologies are stateful, spread evenly
 has 1 or 2 stores with changelog end offsets in 10000..1000000 (none logged for a share
 --nonlogged-fraction of them). With --racks R, client i
 is in rack-(i mod R) and each task's input partition has replicas in 2 of the R racks (all if R < 3).
+With --weights zipf, the partitions of each sub-topology are ranked by a seeded shuffle and the one of
+rank k weighs round(1000 / k) / 100, at least 0.01 (10, 5, 3.33, 2.5, ...): a skewed load for the
+weighted strategy; uniform (the default) writes no weights (every task weighs 1).
 The same arguments give the same bytes on every platform (algorithm: docs/generation.md).
 
 Example:
@@ -50,6 +53,7 @@ Command add_generate(CLI::App& parent, const Globals& globals) {
   struct Options {
     ScenarioSpec spec;
     std::string scenario = "fresh";
+    std::string weights = "uniform";
     std::string seed = "1";
     std::string output;
     bool end_offsets_unknown = false;
@@ -82,6 +86,9 @@ Command add_generate(CLI::App& parent, const Globals& globals) {
       ->check(CLI::Range(std::uint32_t{0}, kMaxScenarioRacks));
   app->add_option("--scenario", o->scenario, "fresh | scale-out | scale-in | rolling-restart (default fresh)")
       ->check(CLI::IsMember({"fresh", "scale-out", "scale-in", "rolling-restart"}));
+  app->add_option("--weights", o->weights,
+                  "Task weights: uniform (all 1; default) | zipf (skewed within each sub-topology)")
+      ->check(CLI::IsMember({"uniform", "zipf"}));
   // Parsed here rather than by CLI11, which accepts -1 and wraps values past 2^64 - 1 silently.
   app->add_option("--seed", o->seed, "Seed of the generator, 0 .. 2^64-1 (default 1)")
       ->check(CLI::Validator(
@@ -96,6 +103,7 @@ Command add_generate(CLI::App& parent, const Globals& globals) {
             apply_log_level(globals, nullptr);
             ScenarioSpec spec = o->spec;
             spec.kind = *parse_scenario_kind(o->scenario);  // checked by IsMember above
+            spec.weights = *parse_weight_distribution(o->weights);  // likewise
             spec.end_offsets_known = !o->end_offsets_unknown;
             spec.seed = *parse_seed(o->seed);  // checked by the validator above
             write_output(to_json(generate_cluster(spec)), o->output);

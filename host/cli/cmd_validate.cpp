@@ -29,7 +29,8 @@ Command add_validate(CLI::App& parent, const Globals& globals) {
             if (!o->config.empty()) config = host::read_config_file(o->config);
             apply_log_level(globals, config ? &*config : nullptr);
             const AssignmentSettings settings = config ? config->settings : AssignmentSettings{};
-            const Cluster cluster = host::read_cluster_file(o->cluster);
+            const Cluster cluster =
+                host::read_cluster_file(o->cluster, config ? config->input_limits : host::InputLimits{});
             host::ParsedAssignment parsed = host::read_assignment_file(o->assignment, cluster);
             std::vector<ValidationError> errors = parsed.errors;
             for (auto& e : validate(cluster, settings, parsed.assignment)) errors.push_back(std::move(e));

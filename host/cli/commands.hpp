@@ -30,6 +30,8 @@ Command add_assign(CLI::App& parent, const Globals& globals);
 Command add_validate(CLI::App& parent, const Globals& globals);
 Command add_plugins(CLI::App& parent, const Globals& globals);
 Command add_generate(CLI::App& parent, const Globals& globals);
+Command add_compare(CLI::App& parent, const Globals& globals);
+Command add_simulate(CLI::App& parent, const Globals& globals);
 
 // Shared helpers.
 void setup_logging(const std::string& level);

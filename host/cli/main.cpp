@@ -25,7 +25,8 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
 
   const std::vector<Command> commands{add_assign(app, globals), add_validate(app, globals),
-                                      add_plugins(app, globals), add_generate(app, globals)};
+                                      add_plugins(app, globals), add_generate(app, globals),
+                                      add_compare(app, globals), add_simulate(app, globals)};
 
   try {
     app.parse(argc, argv);

@@ -72,10 +72,12 @@ std::vector<std::pair<std::string, std::string>> metric_rows(const Metrics& m) {
       {"standby_shortfall", fmt::format("{}", m.standby_shortfall)},
       {"active_load_spread", decimal(m.active_load_spread)},
       {"total_load_spread", decimal(m.total_load_spread)},
+      {"weighted_load_spread", decimal(m.weighted_load_spread)},
       {"max_subtopology_skew", fmt::format("{}", m.max_subtopology_skew)},
       {"cross_rack_traffic", m.cross_rack_traffic ? fmt::format("{}", *m.cross_rack_traffic) : "n/a (no racks)"},
       {"restore_offsets", fmt::format("{}", m.restore_offsets)},
       {"thread_load_spread", m.thread_load_spread ? fmt::format("{}", *m.thread_load_spread) : "n/a"},
+      {"tag_spread_shortfall", m.tag_spread_shortfall ? fmt::format("{}", *m.tag_spread_shortfall) : "n/a (no tags)"},
   };
 }
 
@@ -91,10 +93,12 @@ ordered_json metrics_to_json(const Metrics& m) {
   out["standby_shortfall"] = m.standby_shortfall;
   out["active_load_spread"] = m.active_load_spread;
   out["total_load_spread"] = m.total_load_spread;
+  out["weighted_load_spread"] = m.weighted_load_spread;
   out["max_subtopology_skew"] = m.max_subtopology_skew;
   out["cross_rack_traffic"] = m.cross_rack_traffic ? ordered_json(*m.cross_rack_traffic) : ordered_json(nullptr);
   out["restore_offsets"] = m.restore_offsets;
   out["thread_load_spread"] = m.thread_load_spread ? ordered_json(*m.thread_load_spread) : ordered_json(nullptr);
+  out["tag_spread_shortfall"] = m.tag_spread_shortfall ? ordered_json(*m.tag_spread_shortfall) : ordered_json(nullptr);
   return out;
 }
 

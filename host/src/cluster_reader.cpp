@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -64,10 +65,12 @@ int line_of(const YAML::Node& node) { return node.Mark().line + 1; }
 
 class ClusterParser {
  public:
-  explicit ClusterParser(std::string source) : source_(std::move(source)), r_(source_) {}
+  ClusterParser(std::string source, const InputLimits& limits)
+      : source_(std::move(source)), limits_(limits), r_(source_, limits.max_id_length) {}
 
   Cluster parse(std::string_view text) {
-    const YAML::Node root = detail::load_document(text, source_, "a map with 'tasks' and 'clients'");
+    const YAML::Node root =
+        detail::load_document(text, source_, "a map with 'tasks' and 'clients'", limits_.max_file_bytes);
     if (!root.IsMap())
       r_.fail_at(root, "", fmt::format("expected a map with 'tasks' and 'clients' at the top level, got {}",
                                        describe(root)));
@@ -101,8 +104,10 @@ class ClusterParser {
   void parse_tasks(const YAML::Node& list) {
     r_.expect_list(list, "tasks");
     const std::size_t n = list.size();
-    if (n > std::numeric_limits<TaskIndex>::max() - 1)
-      r_.fail_at(list, "tasks", fmt::format("too many tasks ({})", n));
+    if (n > limits_.max_tasks || n > std::numeric_limits<TaskIndex>::max() - 1)
+      r_.fail_at(list, "tasks",
+                 fmt::format("too many tasks ({}); the limit is {} (limits.max_tasks in the config)", n,
+                             limits_.max_tasks));
     cluster_.tasks.reserve(n);
     task_line_.reserve(n);
     task_by_id_.reserve(n);
@@ -204,10 +209,12 @@ class ClusterParser {
       if (f.has(kRacks)) {
         const std::string racks_place = join_place(place, field + ".racks");
         r_.expect_list(f.value(kRacks), racks_place);
+        ++rack_list_serial_;  // marks racks seen in this list: linear, however long the list
         for (const YAML::Node& rack : f.value(kRacks)) {
           const RackIndex r = rack_index(r_.string(rack, racks_place));
-          if (std::find(ref.racks.begin(), ref.racks.end(), r) != ref.racks.end())
+          if (rack_mark_[r] == rack_list_serial_)
             r_.fail_at(rack, racks_place, fmt::format("rack '{}' listed twice", rack.Scalar()));
+          rack_mark_[r] = rack_list_serial_;
           ref.racks.push_back(r);
         }
       }
@@ -217,7 +224,10 @@ class ClusterParser {
 
   RackIndex rack_index(const std::string& name) {
     const auto [it, inserted] = rack_by_name_.emplace(name, static_cast<RackIndex>(cluster_.racks.size()));
-    if (inserted) cluster_.racks.push_back(name);
+    if (inserted) {
+      cluster_.racks.push_back(name);
+      rack_mark_.push_back(0);
+    }
     return it->second;
   }
 
@@ -226,6 +236,10 @@ class ClusterParser {
   void parse_clients(const YAML::Node& list) {
     r_.expect_list(list, "clients");
     if (list.size() == 0) r_.fail_at(list, "clients", "no clients (an empty group cannot be assigned)");
+    if (list.size() > limits_.max_clients || list.size() >= kUnmarked)
+      r_.fail_at(list, "clients",
+                 fmt::format("too many clients ({}); the limit is {} (limits.max_clients in the config)",
+                             list.size(), limits_.max_clients));
     const std::size_t n_tasks = cluster_.tasks.size();
     prev_owner_.assign(n_tasks, kUnmarked);
     standby_mark_.assign(n_tasks, kUnmarked);
@@ -253,8 +267,19 @@ class ClusterParser {
                              client_line_[it->second], line_of(id_node)));
 
     const YAML::Node& threads = f.require(kThreads, place);
-    client.threads = static_cast<std::uint32_t>(
-        r_.integer_in(threads, join_place(place, "threads"), 1, std::numeric_limits<std::uint32_t>::max()));
+    const std::int64_t thread_count =
+        r_.integer_in(threads, join_place(place, "threads"), 1, std::numeric_limits<std::uint32_t>::max());
+    if (static_cast<std::uint64_t>(thread_count) > limits_.max_threads_per_client)
+      r_.fail_at(threads, join_place(place, "threads"),
+                 fmt::format("{} is more than the limit of {} (limits.max_threads_per_client in the config)",
+                             thread_count, limits_.max_threads_per_client));
+    client.threads = static_cast<std::uint32_t>(thread_count);
+    total_threads_ += client.threads;
+    if (total_threads_ > limits_.max_total_threads)
+      r_.fail_at(threads, join_place(place, "threads"),
+                 fmt::format("the clients so far have {} threads in all, more than the limit of {} "
+                             "(limits.max_total_threads in the config)",
+                             total_threads_, limits_.max_total_threads));
 
     if (f.has(kRack)) client.rack = rack_index(r_.string(f.value(kRack), join_place(place, "rack")));
 
@@ -343,13 +368,14 @@ class ClusterParser {
       r_.fail_at(map, map_place,
                  fmt::format("{} threads named but the client has threads: {}", map.size(), client.threads));
     std::unordered_map<TaskIndex, std::string> thread_of;
+    std::unordered_set<std::string> names;
+    const auto c = static_cast<std::uint32_t>(cluster_.clients.size());  // this client's marks
     for (auto it = map.begin(); it != map.end(); ++it) {
       ThreadHistory thread;
       thread.name = r_.string(it->first, map_place);
       const std::string thread_place = join_place(map_place, thread.name);
-      for (const auto& other : client.threads_history)
-        if (other.name == thread.name)
-          r_.fail_at(it->first, map_place, fmt::format("thread '{}' given twice", thread.name));
+      if (!names.insert(thread.name).second)
+        r_.fail_at(it->first, map_place, fmt::format("thread '{}' given twice", thread.name));
       const YAML::Node roles = it->second;
       if (roles.IsNull()) {  // a thread that held nothing
         client.threads_history.push_back(std::move(thread));
@@ -362,10 +388,11 @@ class ClusterParser {
         const YAML::Node& list = tf.value(role);
         r_.expect_list(list, list_place);
         const bool active = role == kThreadActive;
-        const auto& owned = active ? client.previous_active : client.previous_standby;
+        // The client's own lists were marked while reading them (prev_owner_, standby_mark_).
+        const std::vector<std::uint32_t>& owned = active ? prev_owner_ : standby_mark_;
         for (const YAML::Node& entry : list) {
           const TaskIndex t = resolve_task(entry, list_place);
-          if (std::find(owned.begin(), owned.end(), t) == owned.end())
+          if (owned[t] != c)
             r_.fail_at(entry, list_place,
                        fmt::format("task '{}' is not in the client's previous_{}", entry.Scalar(),
                                    active ? "active" : "standby"));
@@ -383,6 +410,7 @@ class ClusterParser {
   TaskIndex resolve_task(const YAML::Node& node, const std::string& place) const {
     if (!node.IsScalar())
       r_.fail_at(node, place, fmt::format("expected a task id string, got {}", describe(node)));
+    r_.check_length(node, place);
     const std::string& text = node.Scalar();
     const auto id = parse_task_id(text);
     if (!id) r_.fail_at(node, place, fmt::format("'{}' is not a task id of the form S_P (e.g. 0_3)", text));
@@ -392,8 +420,12 @@ class ClusterParser {
   }
 
   std::string source_;
+  InputLimits limits_;
   FieldReader r_;
   Cluster cluster_;
+  std::uint64_t total_threads_ = 0;
+  std::vector<std::uint64_t> rack_mark_;  // per rack: the serial of the last racks list that named it
+  std::uint64_t rack_list_serial_ = 0;
   std::unordered_map<std::uint64_t, TaskIndex> task_by_id_;
   std::vector<int> task_line_;
   std::unordered_map<std::string, ClientIndex> client_by_id_;
@@ -409,13 +441,19 @@ class ClusterParser {
 }  // namespace
 
 Cluster parse_cluster(std::string_view text, const std::string& source_name) {
-  return ClusterParser(source_name).parse(text);
+  return parse_cluster(text, source_name, InputLimits{});
 }
 
-Cluster read_cluster_file(const std::filesystem::path& path) {
+Cluster parse_cluster(std::string_view text, const std::string& source_name, const InputLimits& limits) {
+  return ClusterParser(source_name, limits).parse(text);
+}
+
+Cluster read_cluster_file(const std::filesystem::path& path) { return read_cluster_file(path, InputLimits{}); }
+
+Cluster read_cluster_file(const std::filesystem::path& path, const InputLimits& limits) {
   const std::string source = path.string();
-  const std::string text = detail::read_text_file(source, path, "cluster file");
-  return parse_cluster(text, source);
+  const std::string text = detail::read_text_file(source, path, "cluster file", limits.max_file_bytes);
+  return parse_cluster(text, source, limits);
 }
 
 }  // namespace assignor::host

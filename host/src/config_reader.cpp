@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -10,6 +11,7 @@
 #include <fmt/ranges.h>
 
 #include "assignor/errors.hpp"
+#include "assignor/model.hpp"
 #include "yaml_helpers.hpp"
 
 namespace assignor::host {
@@ -20,12 +22,37 @@ using detail::describe;
 using detail::FieldReader;
 using detail::Fields;
 
-const std::vector<std::string> kTopKeys = {"strategy",   "fallback", "plugins",
-                                           "assignment", "strategies", "logging"};
-enum TopKey : std::size_t { kStrategy, kFallback, kPlugins, kAssignment, kStrategies, kLogging };
+const std::vector<std::string> kTopKeys = {"strategy",   "fallback",   "plugins", "assignment",
+                                           "strategies", "logging",    "isolation", "limits"};
+enum TopKey : std::size_t {
+  kStrategy,
+  kFallback,
+  kPlugins,
+  kAssignment,
+  kStrategies,
+  kLogging,
+  kIsolation,
+  kLimits
+};
 
-const std::vector<std::string> kPluginKeys = {"paths"};
-enum PluginKey : std::size_t { kPaths };
+const std::vector<std::string> kPluginKeys = {"paths", "allow_unsafe_permissions"};
+enum PluginKey : std::size_t { kPaths, kAllowUnsafePermissions };
+
+const std::vector<std::string> kIsolationModes = {"in_process", "process"};
+
+const std::vector<std::string> kLimitKeys = {"time_ms",     "memory_mb",  "max_file_mb",
+                                             "max_tasks",   "max_clients", "max_threads_per_client",
+                                             "max_total_threads", "max_id_length"};
+enum LimitKey : std::size_t {
+  kTimeMs,
+  kMemoryMb,
+  kMaxFileMb,
+  kMaxTasks,
+  kMaxClients,
+  kMaxThreadsPerClient,
+  kMaxTotalThreads,
+  kMaxIdLength
+};
 
 const std::vector<std::string> kAssignmentKeys = {"acceptable_recovery_lag", "max_warmup_replicas",
                                                   "num_standby_replicas",
@@ -82,12 +109,40 @@ class ConfigParser {
       if (logging.has(kLevel))
         config_.log_level = kLogLevels[one_of(r_, logging.value(kLevel), "logging.level", kLogLevels)];
     }
+    if (top.has(kIsolation))
+      config_.isolation =
+          static_cast<IsolationMode>(one_of(r_, top.value(kIsolation), "isolation", kIsolationModes));
+    if (top.has(kLimits)) parse_limits(top.value(kLimits));
     return std::move(config_);
   }
 
  private:
+  void parse_limits(const YAML::Node& node) {
+    const Fields l(r_, node, "limits", kLimitKeys);
+    auto place = [](std::size_t key) { return "limits." + kLimitKeys[key]; };
+    auto read = [&](std::size_t key, std::uint64_t min, std::uint64_t max, std::uint64_t& out) {
+      if (l.has(key))
+        out = static_cast<std::uint64_t>(r_.integer_in(l.value(key), place(key), static_cast<std::int64_t>(min),
+                                                       static_cast<std::int64_t>(max)));
+    };
+    read(kTimeMs, kMinTimeMs, kMaxTimeMs, config_.strategy_limits.time_ms);
+    read(kMemoryMb, kMinMemoryMb, kMaxMemoryMb, config_.strategy_limits.memory_mb);
+    InputLimits& in = config_.input_limits;
+    std::uint64_t file_mb = in.max_file_bytes >> 20;
+    read(kMaxFileMb, 1, std::uint64_t{1} << 20, file_mb);
+    in.max_file_bytes = file_mb << 20;
+    read(kMaxTasks, 1, std::numeric_limits<TaskIndex>::max() - 1, in.max_tasks);
+    read(kMaxClients, 1, std::numeric_limits<ClientIndex>::max() - 1, in.max_clients);
+    read(kMaxThreadsPerClient, 1, std::numeric_limits<std::uint32_t>::max(), in.max_threads_per_client);
+    read(kMaxTotalThreads, 1, std::numeric_limits<std::int64_t>::max(), in.max_total_threads);
+    read(kMaxIdLength, 1, std::uint64_t{1} << 30, in.max_id_length);
+  }
+
   void parse_plugins(const YAML::Node& node) {
     const Fields plugins(r_, node, "plugins", kPluginKeys);
+    if (plugins.has(kAllowUnsafePermissions))
+      config_.allow_unsafe_plugin_permissions =
+          r_.boolean(plugins.value(kAllowUnsafePermissions), "plugins.allow_unsafe_permissions");
     if (!plugins.has(kPaths)) return;
     const YAML::Node& paths = plugins.value(kPaths);
     r_.expect_list(paths, "plugins.paths");
@@ -130,10 +185,11 @@ class ConfigParser {
     if (ra.has(kRackTags)) {
       const YAML::Node& tags = ra.value(kRackTags);
       r_.expect_list(tags, place(kRackTags));
+      std::set<std::string> seen_tags;  // linear-log, however long the list
       for (const YAML::Node& tag : tags) {
         std::string t = r_.string(tag, place(kRackTags));
-        for (const auto& existing : s.tags)
-          if (existing == t) r_.fail_at(tag, place(kRackTags), fmt::format("tag '{}' listed twice", t));
+        if (!seen_tags.insert(t).second)
+          r_.fail_at(tag, place(kRackTags), fmt::format("tag '{}' listed twice", t));
         s.tags.push_back(std::move(t));
       }
     }

@@ -7,6 +7,9 @@
 #include <fmt/ranges.h>
 
 #include <dlfcn.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <deque>
@@ -27,6 +30,33 @@ bool looks_like_library(const fs::path& p) {
   return p.extension() == ".so" || name.find(".so.") != std::string::npos;
 }
 
+std::string user_name(uid_t uid) {
+  if (const passwd* pw = ::getpwuid(uid); pw != nullptr && pw->pw_name != nullptr) return pw->pw_name;
+  return "?";
+}
+
+// Why `path` (a plugin file or a directory plugins are loaded from; symlinks already resolved) must
+// not be trusted, or "" when it can be: anyone who can write it, or its owner when that is neither
+// root nor us, can make this process run their code.
+std::string unsafe_reason(const fs::path& path, bool directory) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return {};  // the load itself reports what is missing
+  const char* what = directory ? "directory" : "file";
+  const auto mode = static_cast<unsigned>(st.st_mode & 07777);
+  const bool group = (st.st_mode & S_IWGRP) != 0;
+  const bool others = (st.st_mode & S_IWOTH) != 0;
+  if (group || others)
+    return fmt::format("the {} {} is writable by {} (mode {:04o}), so another user could put their code "
+                       "in this process; fix it with 'chmod go-w {}'",
+                       what, path.string(), group && others ? "its group and others" : (group ? "its group" : "others"),
+                       mode, path.string());
+  if (st.st_uid != 0 && st.st_uid != ::geteuid())
+    return fmt::format("the {} {} is owned by user '{}' (uid {}), neither root nor the user running assignor "
+                       "('{}', uid {})",
+                       what, path.string(), user_name(st.st_uid), st.st_uid, user_name(::geteuid()), ::geteuid());
+  return {};
+}
+
 }  // namespace
 
 struct PluginRegistry::Impl {
@@ -37,7 +67,23 @@ struct PluginRegistry::Impl {
   };
   std::deque<Loaded> loaded;  // a deque: references handed out stay valid across later loads
   std::vector<PluginInfo> infos;  // mirror of loaded[i].info, for plugins()
+  bool allow_unsafe_permissions = false;
+
+  void check_trusted(const fs::path& real, bool directory, const std::string& where) const {
+    std::string reason = unsafe_reason(real, directory);
+    if (reason.empty() && !directory) reason = unsafe_reason(real.parent_path(), /*directory=*/true);
+    if (reason.empty()) return;
+    if (allow_unsafe_permissions) {
+      log().warn("{}: loading anyway (plugins.allow_unsafe_permissions): {}", where, reason);
+      return;
+    }
+    throw PluginError(fmt::format("{}: refused: {}; or set 'plugins: {{allow_unsafe_permissions: true}}' in the "
+                                  "config to load it anyway",
+                                  where, reason));
+  }
 };
+
+void PluginRegistry::set_allow_unsafe_permissions(bool allow) noexcept { impl_->allow_unsafe_permissions = allow; }
 
 PluginRegistry::PluginRegistry() : impl_(std::make_unique<Impl>()) {}
 PluginRegistry::~PluginRegistry() = default;
@@ -47,6 +93,29 @@ const PluginInfo& PluginRegistry::load(const fs::path& library_path) {
   fs::path real = fs::canonical(library_path, ec);
   if (ec) throw PluginError(fmt::format("{}: cannot load plugin: {}", library_path.string(), ec.message()));
   const std::string where = real.string();
+  if (real != fs::absolute(library_path, ec).lexically_normal())
+    log().debug("{}: resolved to {}", library_path.string(), where);
+  for (const auto& other : impl_->loaded)
+    if (other.info.path == real) return other.info;  // the same file found twice (e.g. symlink)
+
+  // Before any byte of the file runs: who could have written it, and is it a plugin at all? Only a
+  // library whose symbol table (read from the file, without dlopen) carries the entry point is
+  // opened, so a library that is not a plugin never runs its initialisers here.
+  if (!fs::is_regular_file(real, ec))
+    throw PluginError(fmt::format("{}: cannot load plugin: not a regular file", where));
+  impl_->check_trusted(real, /*directory=*/false, where);
+  try {
+    boost::dll::library_info file(boost::dll::fs::path(where), /*throw_if_not_native=*/true);
+    const auto symbols = file.symbols();
+    if (std::find(symbols.begin(), symbols.end(), kPluginEntryPoint) == symbols.end())
+      throw PluginError(fmt::format("{}: not an Assignor plugin: it does not export '{}'", where,
+                                    kPluginEntryPoint));
+  } catch (const PluginError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw PluginError(fmt::format("{}: cannot load plugin: not a shared library this system can load ({})",
+                                  where, e.what()));
+  }
 
   auto library = std::make_shared<boost::dll::shared_library>();
   boost::dll::fs::error_code load_error;
@@ -107,6 +176,8 @@ void PluginRegistry::load_directory(const fs::path& dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec))
     throw PluginError(fmt::format("{}: plugin directory does not exist", dir.string()));
+  const fs::path real_dir = fs::canonical(dir, ec);
+  if (!ec) impl_->check_trusted(real_dir, /*directory=*/true, real_dir.string());
   std::vector<fs::path> candidates;
   for (const auto& entry : fs::directory_iterator(dir, ec))
     if (entry.is_regular_file(ec) && looks_like_library(entry.path())) candidates.push_back(entry.path());
@@ -116,6 +187,8 @@ void PluginRegistry::load_directory(const fs::path& dir) {
     // Only libraries that carry the entry point are plugins; skip the rest quietly. The symbol
     // table is read from the file, without dlopen: a library that is not a plugin never runs its
     // initialisers here, and a plugin is opened once, by load(), with every symbol bound (RTLD_NOW).
+    const fs::path real = fs::canonical(path, ec);
+    if (!ec) impl_->check_trusted(real, /*directory=*/false, real.string());  // before reading a byte of it
     bool is_plugin = false;
     try {
       boost::dll::library_info info(boost::dll::fs::path(path.string()), /*throw_if_not_native=*/false);

@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "assignor/errors.hpp"
+#include "assignor/host/isolation.hpp"
 #include "assignor/log.hpp"
 #include "assignor/metrics.hpp"
 #include "assignor/threads.hpp"
@@ -32,7 +33,36 @@ StrategyParams params_for(const Config& config, const std::string& name) {
 // Runs one strategy; every failure of the plugin becomes a value, never an escaping exception
 // (except ConfigError for bad parameters and PluginError for a missing plugin).
 Attempt attempt(const PluginRegistry& registry, const Config& config, const Cluster& cluster,
+                const LagModel& lags, const std::string& name);
+
+// The same, with the strategy in a child process (config.isolation: process): a crash, a hang or
+// running out of memory is a failure like a thrown exception; the result is validated the same way.
+Attempt attempt_isolated(const PluginRegistry& registry, const Config& config, const Cluster& cluster,
+                         const LagModel& lags, const std::string& name) {
+  Attempt out;
+  const AssignmentInput input{cluster, config.settings, lags};
+  IsolatedRun run = run_isolated(registry, name, params_for(config, name), input, config.strategy_limits);
+  if (run.config_error) throw ConfigError(*run.config_error);
+  if (!run.ok) {
+    out.failure = std::move(run.failure);
+    return out;
+  }
+  out.assignment = std::move(run.assignment);
+  out.ms = run.ms;
+  out.errors = validate(cluster, config.settings, out.assignment);
+  if (!out.errors.empty()) {
+    out.failure = fmt::format("strategy '{}' returned an invalid assignment ({} error{})", name,
+                              out.errors.size(), out.errors.size() == 1 ? "" : "s");
+    return out;
+  }
+  out.assignment.normalize();
+  out.ok = true;
+  return out;
+}
+
+Attempt attempt(const PluginRegistry& registry, const Config& config, const Cluster& cluster,
                 const LagModel& lags, const std::string& name) {
+  if (config.isolation == IsolationMode::process) return attempt_isolated(registry, config, cluster, lags, name);
   Attempt out;
   StrategyHandle strategy;
   try {

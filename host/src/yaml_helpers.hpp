@@ -2,6 +2,8 @@
 // with messages of the form "FILE:LINE:COL: <place>: <problem>". Not installed, not public.
 #pragma once
 
+#include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <charconv>
@@ -21,6 +23,7 @@
 #include <fmt/format.h>
 
 #include "assignor/errors.hpp"
+#include "assignor/host/limits.hpp"
 
 namespace assignor::host::detail {
 
@@ -64,38 +67,179 @@ inline std::string describe(const YAML::Node& node) {
   return fmt::format("'{}'", text);
 }
 
-// The raw text of a whole file; InputError when it cannot be read.
+// The raw text of a whole file; InputError when it cannot be read or is larger than `max_bytes`.
+// Reads at most max_bytes + 1 bytes, so a pipe or a device (/dev/zero) cannot make it read forever.
 inline std::string read_text_file(const std::string& source, const std::filesystem::path& path,
-                                  std::string_view what) {
+                                  std::string_view what,
+                                  std::uint64_t max_bytes = InputLimits{}.max_file_bytes) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec))
     throw InputError(fmt::format("{}: cannot read {}: no such file", source, what));
   if (std::filesystem::is_directory(path, ec))
     throw InputError(fmt::format("{}: cannot read {}: it is a directory", source, what));
+  auto too_large = [&](std::string_view size) {
+    return InputError(fmt::format("{}: the {} is too large ({} bytes); the limit is {} bytes "
+                                  "(limits.max_file_mb in the config)",
+                                  source, what, size, max_bytes));
+  };
+  if (std::filesystem::is_regular_file(path, ec)) {
+    const std::uintmax_t size = std::filesystem::file_size(path, ec);
+    if (!ec && size > max_bytes) throw too_large(std::to_string(size));
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError(fmt::format("{}: cannot read {}: permission denied or unreadable", source, what));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
+  std::string text;
+  constexpr std::size_t kChunk = std::size_t{1} << 16;
+  while (in) {
+    const std::size_t old = text.size();
+    if (old > max_bytes) throw too_large(fmt::format("more than {}", max_bytes));
+    text.resize(old + kChunk);
+    in.read(text.data() + old, static_cast<std::streamsize>(kChunk));
+    text.resize(old + static_cast<std::size_t>(in.gcount()));
+  }
   if (in.bad()) throw InputError(fmt::format("{}: cannot read {}: read error", source, what));
-  return std::move(buffer).str();
+  if (text.size() > max_bytes) throw too_large(std::to_string(text.size()));
+  return text;
 }
+
+// Counts the nodes of a YAML text as the readers will see them, each alias (`*name`) as a copy of
+// the node it refers to, from the parser's events (no node is built), and remembers where the
+// latest document started. Refuses, while parsing:
+//  - an alias inside the node it refers to (`&a [*a]`), which yaml-cpp turns into a cyclic graph
+//    that any recursive reader would follow forever;
+//  - more expanded nodes than kAliasExpansionFactor x the nodes written so far plus
+//    kAliasExpansionAllowance ("billion laughs": a few lines that expand to 10^9 nodes).
+class AliasExpansionGuard final : public YAML::EventHandler {
+ public:
+  explicit AliasExpansionGuard(const std::string& source) : source_(source) {}
+
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    document_mark_ = mark;
+    root_seen_ = false;
+    anchor_size_.clear();  // anchors are numbered per document
+    open_.clear();
+  }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override { leaf(mark, anchor); }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor, const std::string&) override {
+    leaf(mark, anchor);
+  }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    at_node(mark);
+    if (anchor >= anchor_size_.size() || anchor_size_[anchor] == 0) return;  // unknown: yaml-cpp reports it
+    if (anchor_size_[anchor] == kOpen)
+      fail(source_, mark, "",
+           "an alias refers to a node that contains it (a cycle); an alias must refer to a complete node "
+           "defined before it");
+    expanded_ += anchor_size_[anchor];
+    check(mark);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value) override {
+    open(mark, anchor);
+  }
+  void OnSequenceEnd() override { close(); }
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                  YAML::EmitterStyle::value) override {
+    open(mark, anchor);
+  }
+  void OnMapEnd() override { close(); }
+
+  // Where the latest document starts: its root node, or its start when it has none.
+  const YAML::Mark& document_mark() const noexcept { return document_mark_; }
+  std::uint64_t written() const noexcept { return written_; }
+  std::uint64_t expanded() const noexcept { return expanded_; }
+
+ private:
+  static constexpr std::uint64_t kOpen = std::numeric_limits<std::uint64_t>::max();
+
+  void set_size(YAML::anchor_t anchor, std::uint64_t size) {
+    if (anchor == YAML::NullAnchor) return;
+    if (anchor >= anchor_size_.size()) anchor_size_.resize(anchor + 1, 0);
+    anchor_size_[anchor] = size;
+  }
+  void at_node(const YAML::Mark& mark) {
+    if (!root_seen_) document_mark_ = mark;
+    root_seen_ = true;
+  }
+  void leaf(const YAML::Mark& mark, YAML::anchor_t anchor) {
+    at_node(mark);
+    ++written_;
+    ++expanded_;
+    set_size(anchor, 1);
+    check(mark);
+  }
+  void open(const YAML::Mark& mark, YAML::anchor_t anchor) {
+    at_node(mark);
+    ++written_;
+    ++expanded_;
+    open_.emplace_back(anchor, expanded_ - 1);
+    set_size(anchor, kOpen);
+    check(mark);
+  }
+  void close() {
+    if (open_.empty()) return;
+    const auto [anchor, start] = open_.back();
+    open_.pop_back();
+    set_size(anchor, expanded_ - start);
+  }
+  void check(const YAML::Mark& mark) const {
+    if (expanded_ > kAliasExpansionFactor * written_ + kAliasExpansionAllowance)
+      fail(source_, mark, "",
+           fmt::format("aliases expand the document to more than {} nodes from {} written (at most {} times "
+                       "the written nodes plus {}); write the repeated parts out",
+                       expanded_, written_, kAliasExpansionFactor, kAliasExpansionAllowance));
+  }
+
+  const std::string& source_;
+  YAML::Mark document_mark_;
+  bool root_seen_ = false;
+  std::vector<std::uint64_t> anchor_size_;  // by anchor id: 0 unknown, kOpen while being parsed
+  std::vector<std::pair<YAML::anchor_t, std::uint64_t>> open_;  // open collections: anchor, expanded at start
+  std::uint64_t written_ = 0;
+  std::uint64_t expanded_ = 0;
+};
 
 // Parses a single YAML document. Empty input (or only comments, or a bare null) -> InputError;
 // syntax errors carry yaml-cpp's line and column; a second document is an error (not dropped).
-inline YAML::Node load_document(std::string_view text, const std::string& source, std::string_view what) {
-  std::vector<YAML::Node> docs;
+// Texts longer than `max_bytes`, nested kMaxYamlDepth levels deep, or whose aliases form a cycle
+// or expand too far (AliasExpansionGuard) are refused with a message that says so.
+//
+// Two passes: the parser's events first (no node is built), which counts the documents and checks
+// the aliases, then YAML::Load for the one document. Never YAML::LoadAll: in yaml-cpp 0.7 it loops
+// forever, allocating, on some malformed input (a stray ',' at the top level: jbeder/yaml-cpp#1040,
+// found here by the mutation test); the event pass stops at the second document instead.
+inline YAML::Node load_document(std::string_view text, const std::string& source, std::string_view what,
+                                std::uint64_t max_bytes = InputLimits{}.max_file_bytes) {
+  if (text.size() > max_bytes)
+    throw InputError(fmt::format("{}: {} bytes is more than the limit of {} bytes (limits.max_file_mb in the "
+                                 "config)",
+                                 source, text.size(), max_bytes));
+  YAML::Node root;
   try {
-    docs = YAML::LoadAll(std::string(text));
+    const std::string copy(text);
+    {
+      std::istringstream in(copy);
+      YAML::Parser parser(in);
+      AliasExpansionGuard guard(source);
+      if (!parser.HandleNextDocument(guard))
+        throw InputError(fmt::format("{}: empty file (expected {})", source, what));
+      if (parser.HandleNextDocument(guard))
+        fail(source, guard.document_mark(), "",
+             "more than one YAML document (or text after the end of the first); expected exactly one");
+    }
+    root = YAML::Load(copy);
+  } catch (const YAML::DeepRecursion& e) {
+    fail(source, e.mark, "",
+         fmt::format("nested {} or more levels deep; refused (cluster and config files need a few levels)",
+                     kMaxYamlDepth));
   } catch (const YAML::ParserException& e) {
     fail(source, e.mark, "", fmt::format("YAML syntax error: {}", e.msg));
   } catch (const YAML::Exception& e) {
     fail(source, e.mark, "", fmt::format("cannot parse YAML: {}", e.msg));
   }
-  if (docs.empty() || (docs.size() == 1 && docs[0].IsNull()))
-    throw InputError(fmt::format("{}: empty file (expected {})", source, what));
-  if (docs.size() > 1)
-    fail(source, docs[1].Mark(), "", "more than one YAML document; expected exactly one");
-  return docs[0];
+  if (root.IsNull()) throw InputError(fmt::format("{}: empty file (expected {})", source, what));
+  return root;
 }
 
 // ---- strict scalar conversions ----------------------------------------------------------------
@@ -125,13 +269,62 @@ inline IntParse parse_int64(std::string_view text, std::int64_t& out) {
   return IntParse::ok;
 }
 
+// The offset of the first byte that is not part of valid UTF-8 (overlong forms, surrogates and
+// code points past U+10FFFF are invalid too), or npos. Ids and names end up in JSON, which must be
+// UTF-8: a file that holds other bytes is refused where they are, not at output time.
+inline std::size_t invalid_utf8_at(std::string_view s) noexcept {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    std::size_t n = 0;  // continuation bytes
+    if (c >= 0xC2 && c <= 0xDF) n = 1;
+    else if (c >= 0xE0 && c <= 0xEF) n = 2;
+    else if (c >= 0xF0 && c <= 0xF4) n = 3;
+    else return i;
+    std::uint32_t cp = c & (0x7Fu >> (n + 1));
+    for (std::size_t k = 1; k <= n; ++k) {
+      if (i + k >= s.size()) return i;
+      const auto cc = static_cast<unsigned char>(s[i + k]);
+      if ((cc & 0xC0u) != 0x80u) return i;
+      cp = (cp << 6) | (cc & 0x3Fu);
+    }
+    if ((n == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) || (n == 3 && (cp < 0x10000 || cp > 0x10FFFF)))
+      return i;
+    i += n + 1;
+  }
+  return std::string_view::npos;
+}
+
 // Typed access to one field value. `place` is the full place text used in messages (e.g.
 // "client 'c1': threads" or "assignment.max_warmup_replicas").
 class FieldReader {
  public:
   explicit FieldReader(const std::string& source) : source_(source) {}
+  // Strings (ids, names) longer than `max_string_length` bytes are refused (limits.max_id_length).
+  FieldReader(const std::string& source, std::uint64_t max_string_length)
+      : source_(source), max_string_length_(max_string_length) {}
 
   const std::string& source() const noexcept { return source_; }
+  std::uint64_t max_string_length() const noexcept { return max_string_length_; }
+
+  // Refuses a scalar longer than max_string_length() (ids and names of every kind).
+  // Also refuses text that is not valid UTF-8.
+  void check_length(const YAML::Node& node, std::string_view place) const {
+    if (!node.IsScalar()) return;
+    const std::string& s = node.Scalar();
+    if (s.size() > max_string_length_)
+      fail_at(node, place,
+              fmt::format("{} bytes long, more than the limit of {} (limits.max_id_length in the config)",
+                          s.size(), max_string_length_));
+    if (const std::size_t bad = invalid_utf8_at(s); bad != std::string_view::npos)
+      fail_at(node, place,
+              fmt::format("not valid UTF-8 (byte 0x{:02x} at offset {}); files must be UTF-8",
+                          static_cast<unsigned char>(s[bad]), bad));
+  }
 
   [[noreturn]] void fail_at(const YAML::Node& node, std::string_view place, std::string_view problem) const {
     fail(source_, node.Mark(), place, problem);
@@ -141,6 +334,7 @@ class FieldReader {
     if (!node.IsScalar()) fail_at(node, place, fmt::format("expected a string, got {}", describe(node)));
     const std::string& s = node.Scalar();
     if (!allow_empty && s.empty()) fail_at(node, place, "must not be empty");
+    check_length(node, place);
     return s;
   }
 
@@ -200,6 +394,7 @@ class FieldReader {
 
  private:
   const std::string& source_;
+  std::uint64_t max_string_length_ = std::numeric_limits<std::uint64_t>::max();
 };
 
 // The fields of one YAML map, checked against the known keys: an unknown key is an error naming

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <limits>
 
+#include "assignor/tag_standbys.hpp"
+#include "assignor/weighted.hpp"
+
 namespace assignor {
 
 namespace {
@@ -27,6 +30,8 @@ Metrics compute_metrics(const Cluster& cluster, const AssignmentSettings& settin
                         const ThreadDistribution* threads) {
   Metrics m;
   if (threads != nullptr) m.thread_load_spread = thread_load_spread(*threads);
+  if (!settings.rack_aware.tags.empty())
+    m.tag_spread_shortfall = tag_spread_shortfall(cluster, settings.rack_aware.tags, assignment);
   const std::size_t n_clients = cluster.client_count();
   std::vector<std::uint32_t> active_count(n_clients, 0);
   std::vector<std::uint32_t> total_count(n_clients, 0);
@@ -80,6 +85,7 @@ Metrics compute_metrics(const Cluster& cluster, const AssignmentSettings& settin
 
   m.active_load_spread = spread(active_count, cluster);
   m.total_load_spread = spread(total_count, cluster);
+  m.weighted_load_spread = weighted_load_spread(cluster, assignment);
   for (std::uint32_t s = 0; s < n_subs; ++s) {
     const auto* row = per_sub.data() + std::size_t{s} * n_clients;
     const auto [lo, hi] = std::minmax_element(row, row + n_clients);

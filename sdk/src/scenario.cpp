@@ -21,7 +21,14 @@ namespace {
 
 // The phases of the generator, each drawing from its own stream, so that e.g. the end offsets do
 // not change when only the scenario or the number of clients does.
-enum Phase : std::uint64_t { kStoresPhase = 1, kOffsetsPhase = 2, kRacksPhase = 3, kMembersPhase = 4, kLagsPhase = 5 };
+enum Phase : std::uint64_t {
+  kStoresPhase = 1,
+  kOffsetsPhase = 2,
+  kRacksPhase = 3,
+  kMembersPhase = 4,
+  kLagsPhase = 5,
+  kWeightsPhase = 6,  // only with WeightDistribution::zipf: uniform files draw nothing from it
+};
 
 constexpr std::uint64_t kMinEndOffset = 10'000;
 constexpr std::uint64_t kMaxEndOffset = 1'000'000;
@@ -141,6 +148,27 @@ Membership draw_membership(const ScenarioSpec& spec) {
   return m;
 }
 
+// Zipf-like task weights: within each sub-topology (in order) a Fisher-Yates shuffle of the
+// partitions ranks them, and the partition of rank k (1-based) weighs h / 100 with
+// h = max(1, round(1000 / k)), rounding half up: 10, 5, 3.33, 2.5, 2, 1.67, ... Integer-derived, so
+// every language gets the same doubles (the nearest to h / 100).
+void assign_zipf_weights(const ScenarioSpec& spec, Cluster& cluster) {
+  SplitMix64 rng = SplitMix64::stream(spec.seed, kWeightsPhase);
+  const std::uint32_t n_part = spec.partitions;
+  std::vector<std::uint32_t> by_rank(n_part);
+  for (std::uint32_t s = 0; s < spec.subtopologies; ++s) {
+    std::iota(by_rank.begin(), by_rank.end(), 0U);
+    for (std::uint32_t i = n_part - 1; i >= 1; --i) {
+      const auto j = static_cast<std::uint32_t>(rng.below(std::uint64_t{i} + 1));
+      std::swap(by_rank[i], by_rank[j]);
+    }
+    for (std::uint64_t k = 1; k <= n_part; ++k) {
+      const std::uint64_t hundredths = std::max<std::uint64_t>(1, (2000 + k) / (2 * k));
+      cluster.tasks[std::size_t{s} * n_part + by_rank[k - 1]].weight = static_cast<double>(hundredths) / 100.0;
+    }
+  }
+}
+
 // The previous assignment and the offset sums: task t (in task order) was active on the member in
 // slot t mod M and had its standbys on slots t+1 .. t+K' (mod M).
 void write_history(const ScenarioSpec& spec, Cluster& cluster) {
@@ -205,6 +233,20 @@ std::optional<ScenarioKind> parse_scenario_kind(std::string_view text) noexcept 
   return std::nullopt;
 }
 
+std::string_view to_string(WeightDistribution weights) noexcept {
+  switch (weights) {
+    case WeightDistribution::uniform: return "uniform";
+    case WeightDistribution::zipf: return "zipf";
+  }
+  return "unknown";
+}
+
+std::optional<WeightDistribution> parse_weight_distribution(std::string_view text) noexcept {
+  if (text == "uniform") return WeightDistribution::uniform;
+  if (text == "zipf") return WeightDistribution::zipf;
+  return std::nullopt;
+}
+
 void validate(const ScenarioSpec& spec) {
   check_range("clients", spec.clients, 1, kMaxScenarioClients);
   check_range("threads", spec.threads, 1, kMaxScenarioThreads);
@@ -225,6 +267,8 @@ void validate(const ScenarioSpec& spec) {
     case ScenarioKind::rolling_restart: break;
     default: throw InputError("scenario: unknown scenario kind");
   }
+  if (spec.weights != WeightDistribution::uniform && spec.weights != WeightDistribution::zipf)
+    throw InputError("scenario: unknown weight distribution");
   if (spec.kind == ScenarioKind::scale_out && spec.clients < 2)
     throw InputError("scenario: scale-out needs at least 2 clients (one old, one new), got 1");
 }
@@ -290,6 +334,7 @@ Cluster generate_cluster(const ScenarioSpec& spec) {
       cluster.tasks.push_back(std::move(task));
     }
   }
+  if (spec.weights == WeightDistribution::zipf) assign_zipf_weights(spec, cluster);
 
   // Clients: "client-0000" ... zero-padded to at least four digits so that name order is number order.
   int width = 4;

@@ -2,16 +2,23 @@
 
 #include <algorithm>
 #include <numeric>
+#include <string_view>
+#include <unordered_set>
 
 namespace assignor {
 
 std::vector<std::string> thread_names(const Client& client) {
   std::vector<std::string> names;
   names.reserve(client.threads);
-  for (const auto& t : client.threads_history) names.push_back(t.name);
+  // Generated names skip those of previous_by_thread; a set keeps this linear in the thread count.
+  std::unordered_set<std::string_view> taken;
+  for (const auto& t : client.threads_history) {
+    names.push_back(t.name);
+    taken.insert(t.name);
+  }
   for (std::size_t i = 0; names.size() < client.threads; ++i) {
     std::string candidate = "t" + std::to_string(i);
-    if (std::find(names.begin(), names.end(), candidate) == names.end()) names.push_back(std::move(candidate));
+    if (taken.count(candidate) == 0) names.push_back(std::move(candidate));
   }
   return names;
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Runs a command and checks its exit status and output: the driver of the command-line tests.
 
-usage: expect.py --exit N [--stderr S]... [--stdout S]... [--stdin-file F] [--from-file CASE] -- CMD ARGS...
+usage: expect.py --exit N [--stderr S]... [--stdout S]... [--no-stdout S]... [--timeout SECONDS]
+                 [--from-file CASE] -- CMD ARGS...
 
 --from-file CASE reads expectations from lines of CASE that start with '# expect-exit: N' and
 '# expect-stderr: TEXT' (so that a bad input file carries its own expectations). The test fails
@@ -17,6 +18,8 @@ def main():
     ap.add_argument("--exit", type=int)
     ap.add_argument("--stderr", action="append", default=[])
     ap.add_argument("--stdout", action="append", default=[])
+    ap.add_argument("--no-stdout", action="append", default=[])  # texts that must not appear on stdout
+    ap.add_argument("--timeout", type=float, default=120)
     ap.add_argument("--from-file")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
@@ -32,7 +35,7 @@ def main():
     if want_exit is None:
         print("expect.py: no expected exit status given", file=sys.stderr)
         return 2
-    p = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=a.timeout, errors="replace")
     problems = []
     if p.returncode < 0:
         problems.append(f"killed by signal {-p.returncode}")
@@ -44,6 +47,9 @@ def main():
     for s in a.stdout:
         if s not in p.stdout:
             problems.append(f"stdout lacks {s!r}")
+    for s in a.no_stdout:
+        if s in p.stdout:
+            problems.append(f"stdout has {s!r}")
     if problems:
         print("command:", " ".join(cmd))
         print("--- stdout ---\n" + p.stdout[-4000:])

@@ -4,6 +4,7 @@
 usage: generate_reference.py --clients N --threads T --subtopologies S --partitions P
            [--stateful-fraction X] [--nonlogged-fraction Y] [--standbys K] [--racks R]
            [--scenario fresh|scale-out|scale-in|rolling-restart] [--seed SEED] [--end-offsets-unknown]
+           [--weights uniform|zipf]
 
 Writes the cluster file to stdout. The command-line tests compare its bytes with the command's: if
 they differ, either the command or the document is wrong. Argument checking is minimal on purpose.
@@ -83,6 +84,18 @@ def generate(a):
             has_logged = any(e is not None for _, e in stores)
             tasks.append((f"{s}_{p}", stores, racks, E, bool(stores), has_logged, s, p))
 
+    # Weights in hundredths (100 = weight 1, not written).
+    hundredths = [100] * (S * P)
+    if a.weights == "zipf":
+        weights_rng = Stream(a.seed, 6)
+        for s in range(S):
+            by_rank = list(range(P))
+            for i in range(P - 1, 0, -1):
+                jj = weights_rng.below(i + 1)
+                by_rank[i], by_rank[jj] = by_rank[jj], by_rank[i]
+            for k in range(1, P + 1):
+                hundredths[s * P + by_rank[k - 1]] = max(1, (2000 + k) // (2 * k))
+
     width = max(4, len(str(N - 1)))
     clients = [{"id": f"client-{i:0{width}d}", "active": [], "standby": [], "sums": []} for i in range(N)]
 
@@ -135,7 +148,7 @@ def generate(a):
     out.append('{"version": 1, "end_offsets_known": %s,\n' % ("false" if a.end_offsets_unknown else "true"))
     out.append('"tasks": [\n')
     lines = []
-    for (tid, stores, racks, E, stateful, has_logged, s, p) in tasks:
+    for t, (tid, stores, racks, E, stateful, has_logged, s, p) in enumerate(tasks):
         line = '{"id": "%s"' % tid
         if stores:
             items = []
@@ -145,6 +158,12 @@ def generate(a):
                 else:
                     items.append('{"name": "%s", "changelog_end_offset": %d}' % (name, end))
             line += ', "stores": [' + ", ".join(items) + "]"
+        h = hundredths[t]
+        if h != 100:
+            whole, cents = divmod(h, 100)
+            line += ', "weight": %d' % whole
+            if cents:
+                line += ("." + "%02d" % cents).rstrip("0")
         if racks is not None:
             line += ', "partitions": [{"topic": "topic-%d", "partition": %d' % (s, p)
             if racks:
@@ -182,6 +201,7 @@ def main():
     ap.add_argument("--scenario", default="fresh", choices=["fresh", "scale-out", "scale-in", "rolling-restart"])
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--end-offsets-unknown", action="store_true")
+    ap.add_argument("--weights", default="uniform", choices=["uniform", "zipf"])
     sys.stdout.write(generate(ap.parse_args()))
     return 0
 

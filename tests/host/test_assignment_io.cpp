@@ -53,6 +53,7 @@ class AssignmentIoTest : public ::testing::Test {
     r.metrics.standby_shortfall = 1;
     r.metrics.active_load_spread = 1.5;
     r.metrics.total_load_spread = 2.25;
+    r.metrics.weighted_load_spread = 3.75;
     r.metrics.max_subtopology_skew = 4;
     r.metrics.restore_offsets = 123456;
     r.assign_ms = 0.42;
@@ -112,13 +113,15 @@ TEST_F(AssignmentIoTest, MetricsToJsonHasEveryFieldInOrder) {
   EXPECT_EQ(j.dump(),
             R"({"active_moves":1,"restoring_actives":2,"cold_actives":3,"warmups":1,"standbys":2,)"
             R"("standby_shortfall":1,"active_load_spread":1.5,"total_load_spread":2.25,)"
-            R"("max_subtopology_skew":4,"cross_rack_traffic":null,"restore_offsets":123456,)"
-            R"("thread_load_spread":null})");
+            R"("weighted_load_spread":3.75,"max_subtopology_skew":4,"cross_rack_traffic":null,"restore_offsets":123456,)"
+            R"("thread_load_spread":null,"tag_spread_shortfall":null})");
   m.cross_rack_traffic = 7;
   m.thread_load_spread = 1;
+  m.tag_spread_shortfall = 2;
   j = metrics_to_json(m);
   EXPECT_EQ(j["cross_rack_traffic"], 7);
   EXPECT_EQ(j["thread_load_spread"], 1);
+  EXPECT_EQ(j["tag_spread_shortfall"], 2);
 }
 
 TEST_F(AssignmentIoTest, ToJsonRejectsOutOfRangePlacements) {
@@ -141,6 +144,7 @@ TEST_F(AssignmentIoTest, TableRowsProbingAndMetrics) {
   EXPECT_THAT(table, HasSubstr("  active_moves          1\n"));
   EXPECT_THAT(table, HasSubstr("  active_load_spread    1.5\n"));
   EXPECT_THAT(table, HasSubstr("  total_load_spread     2.25\n"));
+  EXPECT_THAT(table, HasSubstr("  weighted_load_spread  3.75\n"));
   EXPECT_THAT(table, HasSubstr("  cross_rack_traffic    n/a"));
   EXPECT_THAT(table, HasSubstr("  restore_offsets       123456\n"));
   // Rows in cluster order.

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
 #include <optional>
@@ -356,6 +358,90 @@ TEST(GenerateCluster, ClientNamesWidenPastTenThousand) {
   const Cluster c = generate_cluster(spec);
   EXPECT_EQ(c.clients.front().id, "client-00000");
   EXPECT_EQ(c.clients.back().id, "client-12344");
+}
+
+// ---- weights ---------------------------------------------------------------------------------
+
+// Weight in hundredths, exact for generated weights (h / 100 rounds back to h).
+std::int64_t hundredths(double weight) { return static_cast<std::int64_t>(std::llround(weight * 100)); }
+
+TEST(GenerateWeights, ParsesAndFormats) {
+  EXPECT_EQ(parse_weight_distribution("uniform"), WeightDistribution::uniform);
+  EXPECT_EQ(parse_weight_distribution("zipf"), WeightDistribution::zipf);
+  EXPECT_EQ(parse_weight_distribution("pareto"), std::nullopt);
+  EXPECT_EQ(to_string(WeightDistribution::zipf), "zipf");
+  EXPECT_EQ(to_string(WeightDistribution::uniform), "uniform");
+}
+
+TEST(GenerateWeights, UniformIsTheDefaultAndWritesNoWeight) {
+  auto spec = spec_of(ScenarioKind::scale_out);
+  EXPECT_EQ(spec.weights, WeightDistribution::uniform);
+  const Cluster c = generate_cluster(spec);
+  for (const auto& t : c.tasks) EXPECT_EQ(t.weight, 1.0);
+  EXPECT_THAT(to_json(c), ::testing::Not(HasSubstr("weight")));
+}
+
+TEST(GenerateWeights, ZipfRanksEachSubtopologysPartitionsByAShuffle) {
+  auto spec = spec_of(ScenarioKind::fresh);
+  spec.subtopologies = 3;
+  spec.partitions = 2100;  // ranks beyond 2000 weigh the minimum, 0.01
+  spec.weights = WeightDistribution::zipf;
+  const Cluster c = generate_cluster(spec);
+  std::vector<std::int64_t> expected;  // rank k weighs round(1000 / k) hundredths, at least 1
+  for (std::int64_t k = 1; k <= 2100; ++k) expected.push_back(std::max<std::int64_t>(1, (2000 + k) / (2 * k)));
+  EXPECT_THAT(std::vector<std::int64_t>(expected.begin(), expected.begin() + 10),
+              ::testing::ElementsAre(1000, 500, 333, 250, 200, 167, 143, 125, 111, 100));
+  std::vector<std::vector<std::int64_t>> by_subtopology(3);
+  for (const auto& t : c.tasks) {
+    EXPECT_EQ(t.weight, static_cast<double>(hundredths(t.weight)) / 100.0) << to_string(t.id);
+    by_subtopology[static_cast<std::size_t>(t.id.subtopology)].push_back(hundredths(t.weight));
+  }
+  for (auto& weights : by_subtopology) {
+    // A permutation of the ranks' weights, and not in rank order.
+    EXPECT_NE(weights, expected);
+    std::sort(weights.begin(), weights.end(), std::greater<>());
+    EXPECT_EQ(weights, expected);
+  }
+  // Each sub-topology is shuffled on its own.
+  std::vector<std::size_t> hottest;
+  for (std::size_t s = 0; s < 3; ++s)
+    for (std::size_t p = 0; p < 2100; ++p)
+      if (c.tasks[s * 2100 + p].weight == 10.0) hottest.push_back(p);
+  ASSERT_EQ(hottest.size(), 3u);
+  EXPECT_FALSE(hottest[0] == hottest[1] && hottest[1] == hottest[2]);
+}
+
+TEST(GenerateWeights, ZipfIsDeterministicAndChangesOnlyTheWeights) {
+  auto spec = spec_of(ScenarioKind::scale_in, 13, 5);
+  spec.racks = 3;
+  const Cluster uniform = generate_cluster(spec);
+  spec.weights = WeightDistribution::zipf;
+  const Cluster zipf = generate_cluster(spec);
+  EXPECT_EQ(to_json(zipf), to_json(generate_cluster(spec)));
+  spec.seed = 6;
+  EXPECT_NE(to_json(zipf), to_json(generate_cluster(spec)));
+  // Weights draw from their own stream: everything else is the uniform file's.
+  Cluster reweighted = zipf;
+  for (auto& t : reweighted.tasks) t.weight = 1.0;
+  EXPECT_EQ(to_json(reweighted), to_json(uniform));
+  std::size_t not_one = 0;
+  for (const auto& t : zipf.tasks) not_one += t.weight != 1.0 ? 1 : 0;
+  EXPECT_EQ(not_one, zipf.tasks.size() - 6);  // one partition of rank 10 per sub-topology weighs 1
+}
+
+TEST(GenerateWeights, ZipfFilesReadBackAndWriteWeightsShortest) {
+  auto spec = spec_of(ScenarioKind::rolling_restart, 7, 3);
+  spec.partitions = 12;
+  spec.weights = WeightDistribution::zipf;
+  const Cluster generated = generate_cluster(spec);
+  const std::string text = to_json(generated);
+  EXPECT_THAT(text, HasSubstr(", \"weight\": 10}"));
+  EXPECT_THAT(text, HasSubstr(", \"weight\": 3.33}"));
+  EXPECT_THAT(text, HasSubstr(", \"weight\": 2.5}"));
+  EXPECT_THAT(text, HasSubstr(", \"weight\": 0.83}"));
+  const Cluster read = host::parse_cluster(text, "zipf.json");
+  for (std::size_t t = 0; t < read.tasks.size(); ++t) EXPECT_EQ(read.tasks[t].weight, generated.tasks[t].weight);
+  EXPECT_EQ(to_json(read), text);
 }
 
 // ---- the file --------------------------------------------------------------------------------

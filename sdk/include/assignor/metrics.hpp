@@ -21,10 +21,15 @@ struct Metrics {
   std::uint64_t standby_shortfall = 0;  // standbys wanted (num_standby_replicas per logged task) but absent
   double active_load_spread = 0;        // max - min of active tasks per thread
   double total_load_spread = 0;         // same for active + standby + warmup
+  double weighted_load_spread = 0;      // max - min of the weight of active tasks per thread (weighted.hpp)
   std::uint64_t max_subtopology_skew = 0;  // max over sub-topologies of (max - min actives on a client)
   std::optional<std::uint64_t> cross_rack_traffic;  // only when racks are given
   std::uint64_t restore_offsets = 0;    // offsets to restore before the cold actives can process
   std::optional<std::uint64_t> thread_load_spread;  // max over clients of (max - min tasks per thread)
+  // Only when rack_aware.tags is set: distinct tag values that tasks' copies (active + standbys)
+  // lack, summed over tasks and keys (tag_standbys.hpp, tag_spread_shortfall); 0 = spread as far as
+  // the tags allow.
+  std::optional<std::uint64_t> tag_spread_shortfall;
 };
 
 // `assignment` must be valid (see validate()). thread_load_spread is filled when `threads` (the

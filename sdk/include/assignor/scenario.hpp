@@ -19,6 +19,11 @@
 //                    copies on the remaining clients are caught up.
 //   rolling_restart  one client came back after a restart: no previous tasks, but offset sums,
 //                    slightly behind, for the tasks it held.
+//
+// Task weights (Task::weight, a load estimate): uniform (every task weighs 1, nothing written) or
+// zipf: within each sub-topology the partitions are ranked by a seeded shuffle, and the partition of
+// rank k weighs round(1000 / k) / 100 (at least 0.01): 10, 5, 3.33, 2.5, ... A skewed key
+// distribution, for load-aware strategies (assignor/weighted.hpp).
 #pragma once
 
 #include <cstdint>
@@ -31,11 +36,15 @@
 namespace assignor {
 
 enum class ScenarioKind : std::uint8_t { fresh, scale_out, scale_in, rolling_restart };
+enum class WeightDistribution : std::uint8_t { uniform, zipf };
 
 // "fresh", "scale-out", "scale-in", "rolling-restart" (the command line's spelling).
 std::string_view to_string(ScenarioKind kind) noexcept;
 // Accepts the spellings above and the enumerator names ("scale_out"); nullopt for anything else.
 std::optional<ScenarioKind> parse_scenario_kind(std::string_view text) noexcept;
+// "uniform", "zipf".
+std::string_view to_string(WeightDistribution weights) noexcept;
+std::optional<WeightDistribution> parse_weight_distribution(std::string_view text) noexcept;
 
 // Ranges a spec must respect (generate_cluster throws InputError outside them). They keep the
 // output within what the model and a test machine can hold, not within what Kafka allows.
@@ -61,6 +70,7 @@ struct ScenarioSpec {
   ScenarioKind kind = ScenarioKind::fresh;
   std::uint64_t seed = 1;
   bool end_offsets_known = true;  // false: the file says end_offsets_known: false
+  WeightDistribution weights = WeightDistribution::uniform;  // task weights (see the top of this file)
 };
 
 // Throws InputError naming the field and its allowed range when the spec is nonsense.

@@ -10,13 +10,17 @@
 #include <string>
 #include <string_view>
 
+#include "assignor/host/limits.hpp"
 #include "assignor/model.hpp"
 
 namespace assignor::host {
 
+// With the default InputLimits, or with `limits` (past one: InputError naming the limit).
 Cluster read_cluster_file(const std::filesystem::path& path);
+Cluster read_cluster_file(const std::filesystem::path& path, const InputLimits& limits);
 
 // `source_name` is used in messages in place of a file name.
 Cluster parse_cluster(std::string_view text, const std::string& source_name);
+Cluster parse_cluster(std::string_view text, const std::string& source_name, const InputLimits& limits);
 
 }  // namespace assignor::host

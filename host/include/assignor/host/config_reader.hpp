@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "assignor/host/limits.hpp"
 #include "assignor/settings.hpp"
 
 namespace assignor::host {
@@ -21,6 +22,12 @@ struct Config {
   AssignmentSettings settings;
   std::map<std::string, StrategyParams> strategy_params;  // strategies.<name>, flattened
   std::string log_level = "info";                    // trace|debug|info|warn|error|off
+  // Reliability (docs/reliability.md): where the strategy runs, its limits there, the input limits,
+  // and whether plugin files writable by others may load anyway.
+  IsolationMode isolation = IsolationMode::in_process;  // isolation: in_process | process
+  StrategyLimits strategy_limits;                       // limits.time_ms, limits.memory_mb
+  InputLimits input_limits;                             // limits.max_* (applied to the cluster file)
+  bool allow_unsafe_plugin_permissions = false;         // plugins.allow_unsafe_permissions
 };
 
 Config read_config_file(const std::filesystem::path& path);

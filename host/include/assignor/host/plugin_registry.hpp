@@ -1,8 +1,11 @@
 // Finds, checks and loads strategy plugins (shared libraries exporting assignor_plugin_entry).
 //
-// A library is checked in this order, and refused with a message naming the file and the reason:
-// it opens; it carries the entry point; its API version equals ours; its build fingerprint equals
-// ours; its descriptor is complete (name, factory, destroy). Only then is it listed. Two plugins
+// A library is checked in this order, and refused with a message naming the file (its real path,
+// symlinks resolved) and the reason: neither it nor its directory is writable by group or others or
+// owned by another user than root or us (unless set_allow_unsafe_permissions); its symbol table,
+// read from the file before it is opened, carries the entry point; it opens; its API version
+// equals ours; its build fingerprint equals ours; its descriptor is complete (name, factory,
+// destroy). Only then is it listed. Two plugins
 // with one name is an error naming both files. Libraries stay loaded for the life of the registry,
 // and every Strategy it creates keeps its library alive through its deleter.
 #pragma once
@@ -45,6 +48,10 @@ class PluginRegistry {
 
   // Loads one library; throws PluginError (which file, why).
   const PluginInfo& load(const std::filesystem::path& library);
+
+  // Loads plugin files and directories even when group or others can write them or another user
+  // owns them (with a warning): the config's plugins.allow_unsafe_permissions. Off by default.
+  void set_allow_unsafe_permissions(bool allow) noexcept;
 
   // Loads every library in `dir` that carries the entry point (others are skipped with a debug
   // log line); libraries that carry it but fail a check throw PluginError.

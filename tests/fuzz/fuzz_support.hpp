@@ -1,0 +1,44 @@
+// Shared by the fuzz targets: quiet logging, the limits they run under, and a loud failure.
+// The same sources build the libFuzzer targets (clang, scripts/fuzz) and the regression replay
+// (replay_main.cpp, any compiler, run by ctest).
+#pragma once
+
+#include <spdlog/sinks/null_sink.h>
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string_view>
+
+#include "assignor/host/limits.hpp"
+#include "assignor/log.hpp"
+
+namespace assignor::fuzz {
+
+// Lag warnings and plugin logs would flood the fuzzer's output and slow it down.
+inline void quiet_logs() {
+  static const bool done = [] {
+    auto logger = std::make_shared<spdlog::logger>("fuzz", std::make_shared<spdlog::sinks::null_sink_mt>());
+    logger->set_level(spdlog::level::off);
+    assignor::set_logger(logger);
+    return true;
+  }();
+  (void)done;
+}
+
+// The default limits: what the assignor command applies to a cluster file.
+inline const host::InputLimits& limits() {
+  static const host::InputLimits defaults;
+  return defaults;
+}
+
+// A property that must hold did not: print what and abort, which the fuzzer records as a crash.
+[[noreturn]] inline void fail(std::string_view what, std::string_view detail, std::string_view more) {
+  std::fprintf(stderr, "FUZZ PROPERTY VIOLATED: %.*s\n  %.*s\n  %.*s\n", static_cast<int>(what.size()), what.data(),
+               static_cast<int>(detail.size() > 4000 ? 4000 : detail.size()), detail.data(),
+               static_cast<int>(more.size() > 4000 ? 4000 : more.size()), more.data());
+  std::abort();
+}
+
+}  // namespace assignor::fuzz

@@ -1,0 +1,205 @@
+// `isolation: process`: the strategy runs in a child process. A crash, a hang or running out of
+// memory becomes an AssignmentFailed naming the strategy and what happened (exit 4), or a warning
+// and the fallback's result; a healthy strategy gives exactly its in-process result.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <string>
+
+#include "assignor/errors.hpp"
+#include "assignor/host/config_reader.hpp"
+#include "assignor/host/isolation.hpp"
+#include "assignor/host/plugin_registry.hpp"
+#include "assignor/host/runner.hpp"
+#include "assignor/validation.hpp"
+#include "cluster_builder.hpp"
+#include "plugin_paths.hpp"
+
+namespace {
+
+using assignor::Cluster;
+using assignor::ConfigError;
+using assignor::ValidationErrorKind;
+using assignor::host::AssignmentFailed;
+using assignor::host::Config;
+using assignor::host::IsolationMode;
+using assignor::host::PluginError;
+using assignor::host::PluginRegistry;
+using assignor::host::run_assignment;
+using assignor::host::RunOutcome;
+using assignor::testing::ClusterBuilder;
+using assignor_test::message_of;
+using assignor_test::params_of;
+using ::testing::AllOf;
+using ::testing::Contains;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::Not;
+
+Cluster cluster() {
+  ClusterBuilder b;
+  b.stateful("0_0", 1000).stateful("0_1", 1000).mixed("1_0", 500).stateless("2_0").stateless("2_1");
+  b.client("a", 1).previous_active({"0_0", "1_0"}).offsets({{"0_0", -2}, {"1_0", -2}, {"0_1", 900}});
+  b.client("b", 2).previous_active({"0_1", "2_0"}).offsets({{"0_1", -2}});
+  b.client("c", 1);
+  return b.build();
+}
+
+class Isolation : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    registry_.load_directory(ASSIGNOR_PLUGIN_DIR);
+    for (const char* library : {TEST_PLUGIN_STRATEGY_CRASHES, TEST_PLUGIN_STRATEGY_HANGS, TEST_PLUGIN_STRATEGY_HOGS_MEMORY,
+                                TEST_PLUGIN_STRATEGY_PRINTS, TEST_PLUGIN_TRIVIAL_VALID, TEST_PLUGIN_STRATEGY_THROWS,
+                                TEST_PLUGIN_STRATEGY_INVALID, TEST_PLUGIN_FACTORY_BAD_PARAM})
+      registry_.load(library);
+  }
+
+  static Config isolated(const std::string& strategy) {
+    Config config;
+    config.strategy = strategy;
+    config.isolation = IsolationMode::process;
+    config.settings.num_standby_replicas = 1;
+    config.strategy_limits.time_ms = 3000;
+    config.strategy_limits.memory_mb = 256;
+    return config;
+  }
+
+  std::string failure(const Config& config) const {
+    return message_of<AssignmentFailed>([&] { run_assignment(registry_, config, cluster(), config.strategy); });
+  }
+
+  PluginRegistry registry_;
+};
+
+TEST_F(Isolation, HealthyStrategiesGiveTheirInProcessResult) {
+  const Cluster c = cluster();
+  for (const std::string name : {"high_availability", "sticky", "fallback_prior", "test_trivial_valid"}) {
+    SCOPED_TRACE(name);
+    Config in_process = isolated(name);
+    in_process.isolation = IsolationMode::in_process;
+    const RunOutcome expected = run_assignment(registry_, in_process, c, name);
+    const RunOutcome got = run_assignment(registry_, isolated(name), c, name);
+    EXPECT_EQ(got.report.assignment, expected.report.assignment);
+    EXPECT_EQ(got.report.strategy, name);
+    EXPECT_FALSE(got.used_fallback);
+    EXPECT_EQ(got.report.metrics.active_moves, expected.report.metrics.active_moves);
+    EXPECT_GT(got.report.assign_ms, 0);
+  }
+}
+
+TEST_F(Isolation, SegfaultIsAFailureNamingTheSignal) {
+  EXPECT_THAT(failure(isolated("test_strategy_crashes")),
+              HasSubstr("strategy 'test_strategy_crashes' crashed with SIGSEGV (Segmentation fault)"));
+}
+
+TEST_F(Isolation, AbortIsAFailureNamingTheSignal) {
+  Config config = isolated("test_strategy_crashes");
+  config.strategy_params["test_strategy_crashes"] = params_of({{"crash", "abort"}});
+  EXPECT_THAT(failure(config), HasSubstr("crashed with SIGABRT (Aborted)"));
+}
+
+TEST_F(Isolation, ExitIsAFailureNamingTheStatus) {
+  Config config = isolated("test_strategy_crashes");
+  config.strategy_params["test_strategy_crashes"] = params_of({{"crash", "exit"}});
+  EXPECT_THAT(failure(config), HasSubstr("ended its process with exit status 3 before returning a result"));
+}
+
+TEST_F(Isolation, HangIsKilledAtTheTimeLimit) {
+  for (const std::string kind : {"spin", "sleep"}) {
+    SCOPED_TRACE(kind);
+    Config config = isolated("test_strategy_hangs");
+    config.strategy_limits.time_ms = 300;
+    config.strategy_params["test_strategy_hangs"] = params_of({{"hang", kind}});
+    const auto start = std::chrono::steady_clock::now();
+    EXPECT_THAT(failure(config),
+                HasSubstr("strategy 'test_strategy_hangs' exceeded its time limit of 300 ms (limits.time_ms) and was killed"));
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  }
+  Config seconds = isolated("test_strategy_hangs");
+  seconds.strategy_limits.time_ms = 1000;
+  EXPECT_THAT(failure(seconds), HasSubstr("time limit of 1 s"));
+}
+
+TEST_F(Isolation, RunningOutOfMemoryIsAFailureNamingTheLimit) {
+  if (!assignor::host::isolation_memory_limit_enforced())
+    GTEST_SKIP() << "AddressSanitizer build: RLIMIT_AS cannot be applied";
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_THAT(failure(isolated("test_strategy_hogs_memory")),
+              HasSubstr("strategy 'test_strategy_hogs_memory' ran out of memory (limit 256 MiB, limits.memory_mb)"));
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+}
+
+TEST_F(Isolation, ThrowingStrategyFailsAsInProcess) {
+  EXPECT_THAT(failure(isolated("test_strategy_throws")), HasSubstr("strategy 'test_strategy_throws' threw: boom"));
+  Config config = isolated("test_strategy_throws");
+  config.strategy_params["test_strategy_throws"] = params_of({{"throw", "int"}});
+  EXPECT_THAT(failure(config), HasSubstr("threw an unknown exception"));
+}
+
+TEST_F(Isolation, InvalidResultIsValidatedInTheParent) {
+  const Config config = isolated("test_strategy_invalid");
+  try {
+    run_assignment(registry_, config, cluster(), config.strategy);
+    ADD_FAILURE() << "expected AssignmentFailed";
+  } catch (const AssignmentFailed& e) {
+    EXPECT_THAT(std::string(e.what()), HasSubstr("active_assigned_multiple_times"));
+    EXPECT_FALSE(e.errors().empty());
+  }
+}
+
+TEST_F(Isolation, BadParameterIsStillAConfigError) {
+  Config config = isolated("test_factory_bad_param");
+  config.fallback = "test_trivial_valid";
+  config.strategy_params["test_factory_bad_param"] = params_of({{"alpah", "1"}});
+  EXPECT_THAT(message_of<ConfigError>([&] { run_assignment(registry_, config, cluster(), config.strategy); }),
+              HasSubstr("did you mean 'alpha'"));
+}
+
+TEST_F(Isolation, UnknownStrategyIsStillAPluginError) {
+  const Config config = isolated("no_such_strategy");
+  EXPECT_THROW(run_assignment(registry_, config, cluster(), config.strategy), PluginError);
+}
+
+TEST_F(Isolation, FallbackRescuesCrashHangAndOutOfMemory) {
+  struct Case {
+    const char* strategy;
+    const char* why;
+  };
+  for (const Case& k : {Case{"test_strategy_crashes", "crashed with SIGSEGV"},
+                        Case{"test_strategy_hangs", "exceeded its time limit"},
+                        Case{"test_strategy_hogs_memory", "ran out of memory"}}) {
+    SCOPED_TRACE(k.strategy);
+    if (std::string(k.strategy) == "test_strategy_hogs_memory" && !assignor::host::isolation_memory_limit_enforced())
+      continue;
+    Config config = isolated(k.strategy);
+    config.strategy_limits.time_ms = 1500;  // the hang's limit, and the fallback's (which needs ~1 ms)
+    config.fallback = "fallback_prior";
+    const Cluster c = cluster();
+    const RunOutcome out = run_assignment(registry_, config, c, k.strategy);
+    EXPECT_TRUE(out.used_fallback);
+    EXPECT_EQ(out.report.strategy, "fallback_prior");
+    EXPECT_THAT(assignor::validate(c, config.settings, out.report.assignment), IsEmpty());
+    EXPECT_THAT(out.warnings, Contains(AllOf(HasSubstr(k.why), HasSubstr("using the fallback strategy 'fallback_prior'"))));
+  }
+}
+
+TEST_F(Isolation, WhatTheStrategyPrintsNeverReachesStdout) {
+  ::testing::internal::CaptureStdout();
+  const RunOutcome out = run_assignment(registry_, isolated("test_strategy_prints"), cluster(), "test_strategy_prints");
+  const std::string stdout_text = ::testing::internal::GetCapturedStdout();
+  EXPECT_EQ(out.report.strategy, "test_strategy_prints");
+  EXPECT_THAT(stdout_text, Not(HasSubstr("chatty strategy")));
+}
+
+TEST_F(Isolation, ManyRunsLeaveNoProcessBehind) {
+  // Each run reaps its child: a hundred isolated runs in a row work and stay fast.
+  const Cluster c = cluster();
+  const Config config = isolated("test_trivial_valid");
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < 100; ++i) EXPECT_FALSE(run_assignment(registry_, config, c, config.strategy).used_fallback);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
+}
+
+}  // namespace

@@ -1,0 +1,158 @@
+// Safe loading: a plugin file or directory that group or others can write, or that another user
+// (not root, not us) owns, is refused with a message saying why and how to fix it, unless loading
+// it anyway is allowed explicitly; a file without the entry point is never opened; symlinks are
+// resolved and the real path is what is checked and reported.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "assignor/host/plugin_registry.hpp"
+#include "plugin_paths.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using assignor::host::PluginError;
+using assignor::host::PluginRegistry;
+using assignor_test::dir_of;
+using assignor_test::message_of;
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using ::testing::Not;
+
+class SafeLoading : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir_ = fs::temp_directory_path() / fmt::format("assignor-safe-{}-{}", ::getpid(), info->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_ / "plugins");
+    fs::permissions(dir_, fs::perms(0755));
+    fs::permissions(dir_ / "plugins", fs::perms(0755));
+    plugin_ = dir_ / "plugins" / "trivial.so";
+    fs::copy_file(TEST_PLUGIN_TRIVIAL_VALID, plugin_);
+    fs::permissions(plugin_, fs::perms(0755));
+  }
+  void TearDown() override {
+    std::error_code ec;
+    fs::remove_all(dir_, ec);
+  }
+
+  fs::path dir_;
+  fs::path plugin_;
+};
+
+TEST_F(SafeLoading, AFileWithSafePermissionsLoads) {
+  PluginRegistry registry;
+  EXPECT_EQ(registry.load(plugin_).name, "test_trivial_valid");
+  PluginRegistry again;
+  again.load_directory(plugin_.parent_path());
+  EXPECT_EQ(again.plugins().size(), 1u);
+}
+
+TEST_F(SafeLoading, GroupWritableFileIsRefusedSayingWhyAndHow) {
+  fs::permissions(plugin_, fs::perms(0775));
+  PluginRegistry registry;
+  const std::string msg = message_of<PluginError>([&] { registry.load(plugin_); });
+  EXPECT_THAT(msg, HasSubstr(fs::canonical(plugin_).string() + ": refused: the file"));
+  EXPECT_THAT(msg, HasSubstr("is writable by its group (mode 0775)"));
+  EXPECT_THAT(msg, HasSubstr("chmod go-w"));
+  EXPECT_THAT(msg, HasSubstr("allow_unsafe_permissions: true"));
+  EXPECT_THAT(registry.plugins(), IsEmpty());
+  EXPECT_THROW(registry.load_directory(plugin_.parent_path()), PluginError);
+  EXPECT_THAT(registry.plugins(), IsEmpty());
+}
+
+TEST_F(SafeLoading, WorldWritableFileIsRefused) {
+  fs::permissions(plugin_, fs::perms(0757));
+  PluginRegistry registry;
+  EXPECT_THAT(message_of<PluginError>([&] { registry.load(plugin_); }), HasSubstr("writable by others (mode 0757)"));
+  fs::permissions(plugin_, fs::perms(0777));
+  EXPECT_THAT(message_of<PluginError>([&] { registry.load(plugin_); }),
+              HasSubstr("writable by its group and others (mode 0777)"));
+}
+
+TEST_F(SafeLoading, WritableDirectoryIsRefused) {
+  fs::permissions(plugin_.parent_path(), fs::perms(01777));  // even with the sticky bit, like /tmp
+  PluginRegistry registry;
+  const std::string dir = fs::canonical(plugin_.parent_path()).string();
+  EXPECT_THAT(message_of<PluginError>([&] { registry.load(plugin_); }),
+              AllOf(HasSubstr("the directory " + dir + " is writable by its group and others (mode 1777)"),
+                    HasSubstr("chmod go-w " + dir)));
+  EXPECT_THAT(message_of<PluginError>([&] { registry.load_directory(plugin_.parent_path()); }),
+              HasSubstr(dir + ": refused: the directory"));
+  EXPECT_THAT(registry.plugins(), IsEmpty());
+}
+
+TEST_F(SafeLoading, AllowingItExplicitlyLoadsWithAWarning) {
+  fs::permissions(plugin_, fs::perms(0777));
+  fs::permissions(plugin_.parent_path(), fs::perms(0777));
+  PluginRegistry registry;
+  registry.set_allow_unsafe_permissions(true);
+  EXPECT_EQ(registry.load(plugin_).name, "test_trivial_valid");
+  PluginRegistry dir_registry;
+  dir_registry.set_allow_unsafe_permissions(true);
+  dir_registry.load_directory(plugin_.parent_path());
+  EXPECT_EQ(dir_registry.plugins().size(), 1u);
+}
+
+TEST_F(SafeLoading, FileOwnedByAnotherUserIsRefused) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to give the file to another user";
+  ASSERT_EQ(::chown(plugin_.c_str(), 4242, 4242), 0);
+  PluginRegistry registry;
+  EXPECT_THAT(message_of<PluginError>([&] { registry.load(plugin_); }),
+              AllOf(HasSubstr("is owned by user"), HasSubstr("(uid 4242), neither root nor the user running assignor")));
+  ASSERT_EQ(::chown(plugin_.c_str(), 0, 0), 0);  // root's own file: fine
+  EXPECT_EQ(registry.load(plugin_).name, "test_trivial_valid");
+}
+
+TEST_F(SafeLoading, DirectoryOwnedByAnotherUserIsRefused) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to give the directory to another user";
+  ASSERT_EQ(::chown(plugin_.parent_path().c_str(), 4242, 4242), 0);
+  PluginRegistry registry;
+  EXPECT_THAT(message_of<PluginError>([&] { registry.load_directory(plugin_.parent_path()); }),
+              AllOf(HasSubstr("the directory"), HasSubstr("(uid 4242)")));
+}
+
+TEST_F(SafeLoading, SymlinksAreResolvedAndTheRealPathIsCheckedAndReported) {
+  fs::create_directories(dir_ / "links");
+  fs::permissions(dir_ / "links", fs::perms(0755));
+  const fs::path link = dir_ / "links" / "via-link.so";
+  fs::create_symlink(plugin_, link);
+  PluginRegistry registry;
+  EXPECT_EQ(registry.load(link).path, fs::canonical(plugin_));  // reported by its real path
+  // The target's permissions count, not the link's (a symlink's own mode is always 0777).
+  fs::permissions(plugin_, fs::perms(0775));
+  PluginRegistry other;
+  const std::string msg = message_of<PluginError>([&] { other.load(link); });
+  EXPECT_THAT(msg, HasSubstr(fs::canonical(plugin_).string() + ": refused"));
+  EXPECT_THAT(msg, Not(HasSubstr("via-link")));
+}
+
+TEST(SafeLoadingEntryPoint, ALibraryWithoutTheEntryPointIsNeverOpened) {
+  // Its static initialiser calls abort(): this test process would die if load() opened it.
+  PluginRegistry registry;
+  EXPECT_THAT(message_of<PluginError>([&] { registry.load(TEST_PLUGIN_NO_ENTRY_ABORTS); }),
+              HasSubstr("not an Assignor plugin: it does not export 'assignor_plugin_entry'"));
+  EXPECT_NO_THROW(registry.load_directory(dir_of(TEST_PLUGIN_NO_ENTRY_ABORTS)));
+  EXPECT_THAT(registry.plugins(), IsEmpty());
+}
+
+TEST_F(SafeLoading, AFileThatIsNotALibraryIsRefusedBeforeOpening) {
+  const fs::path text = dir_ / "plugins" / "text.so";
+  std::ofstream(text) << "#!/bin/sh\necho not a library\n";
+  fs::permissions(text, fs::perms(0755));
+  PluginRegistry registry;
+  EXPECT_THAT(message_of<PluginError>([&] { registry.load(text); }),
+              AllOf(HasSubstr("cannot load plugin: not a shared library"), HasSubstr(fs::canonical(text).string())));
+  EXPECT_THAT(message_of<PluginError>([&] { registry.load(dir_ / "plugins"); }), HasSubstr("not a regular file"));
+}
+
+}  // namespace
