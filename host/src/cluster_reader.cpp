@@ -21,6 +21,7 @@ namespace assignor::host {
 namespace {
 
 using detail::describe;
+using detail::Node;
 using detail::FieldReader;
 using detail::Fields;
 using detail::join_place;
@@ -61,7 +62,7 @@ std::uint64_t task_key(TaskId id) noexcept {
          static_cast<std::uint32_t>(id.partition);
 }
 
-int line_of(const YAML::Node& node) { return node.Mark().line + 1; }
+int line_of(const Node& node) { return node.Mark().line + 1; }
 
 class ClusterParser {
  public:
@@ -69,8 +70,9 @@ class ClusterParser {
       : source_(std::move(source)), limits_(limits), r_(source_, limits.max_id_length) {}
 
   Cluster parse(std::string_view text) {
-    const YAML::Node root =
+    const auto document =
         detail::load_document(text, source_, "a map with 'tasks' and 'clients'", limits_.max_file_bytes);
+    const Node root = document.root();
     if (!root.IsMap())
       r_.fail_at(root, "", fmt::format("expected a map with 'tasks' and 'clients' at the top level, got {}",
                                        describe(root)));
@@ -101,7 +103,7 @@ class ClusterParser {
  private:
   // ---- tasks ---------------------------------------------------------------------------------
 
-  void parse_tasks(const YAML::Node& list) {
+  void parse_tasks(const Node& list) {
     r_.expect_list(list, "tasks");
     const std::size_t n = list.size();
     if (n > limits_.max_tasks || n > std::numeric_limits<TaskIndex>::max() - 1)
@@ -112,16 +114,16 @@ class ClusterParser {
     task_line_.reserve(n);
     task_by_id_.reserve(n);
     std::size_t i = 0;
-    for (const YAML::Node& node : list) parse_task(node, i++);
+    for (const Node& node : list) parse_task(node, i++);
   }
 
-  void parse_task(const YAML::Node& node, std::size_t i) {
+  void parse_task(const Node& node, std::size_t i) {
     const std::string index_place = fmt::format("tasks[{}]", i);
     if (!node.IsMap()) r_.fail_at(node, index_place, fmt::format("expected a map, got {}", describe(node)));
     const Fields f(r_, node, index_place, kTaskKeys, Fields::defer_checks);
 
     if (!f.given(kTaskId)) f.check(index_place);  // "unknown key 'idd'; did you mean 'id'?" first
-    const YAML::Node& id_node = f.require(kTaskId, index_place);
+    const Node& id_node = f.require(kTaskId, index_place);
     const std::string id_text = r_.string(id_node, join_place(index_place, "id"));
     const auto id = parse_task_id(id_text);
     if (!id)
@@ -141,7 +143,7 @@ class ClusterParser {
     task.id = *id;
     if (f.has(kStores)) parse_stores(f.value(kStores), task, place);
     if (f.has(kWeight)) {
-      const YAML::Node& w = f.value(kWeight);
+      const Node& w = f.value(kWeight);
       task.weight = r_.number(w, join_place(place, "weight"));
       if (!(task.weight > 0))
         r_.fail_at(w, join_place(place, "weight"), fmt::format("must be > 0, got {}", w.Scalar()));
@@ -152,16 +154,16 @@ class ClusterParser {
     task_line_.push_back(line_of(id_node));
   }
 
-  void parse_stores(const YAML::Node& list, Task& task, const std::string& place) {
+  void parse_stores(const Node& list, Task& task, const std::string& place) {
     r_.expect_list(list, join_place(place, "stores"));
     std::unordered_map<std::string, int> seen;  // name -> line
     std::size_t i = 0;
-    for (const YAML::Node& node : list) {
+    for (const Node& node : list) {
       const std::string field = fmt::format("stores[{}]", i++);
       const std::string store_place = join_place(place, field);
       const Fields f(r_, node, store_place, kStoreKeys);
       Store store;
-      const YAML::Node& name_node = f.require(kStoreName, store_place);
+      const Node& name_node = f.require(kStoreName, store_place);
       store.name = r_.string(name_node, join_place(place, field + ".name"));
       if (const auto [it, inserted] = seen.emplace(store.name, line_of(name_node)); !inserted)
         r_.fail_at(name_node, join_place(place, field + ".name"),
@@ -188,17 +190,17 @@ class ClusterParser {
     }
   }
 
-  void parse_partitions(const YAML::Node& list, Task& task, const std::string& place) {
+  void parse_partitions(const Node& list, Task& task, const std::string& place) {
     r_.expect_list(list, join_place(place, "partitions"));
     std::unordered_map<std::string, int> seen;  // "topic-partition" -> line
     std::size_t i = 0;
-    for (const YAML::Node& node : list) {
+    for (const Node& node : list) {
       const std::string field = fmt::format("partitions[{}]", i++);
       const std::string part_place = join_place(place, field);
       const Fields f(r_, node, part_place, kPartitionKeys);
       PartitionRef ref;
       ref.topic = r_.string(f.require(kTopic, part_place), join_place(place, field + ".topic"));
-      const YAML::Node& p = f.require(kPartition, part_place);
+      const Node& p = f.require(kPartition, part_place);
       ref.partition = static_cast<std::int32_t>(
           r_.integer_in(p, join_place(place, field + ".partition"), 0, std::numeric_limits<std::int32_t>::max()));
       const std::string tp = fmt::format("{}-{}", ref.topic, ref.partition);
@@ -210,7 +212,7 @@ class ClusterParser {
         const std::string racks_place = join_place(place, field + ".racks");
         r_.expect_list(f.value(kRacks), racks_place);
         ++rack_list_serial_;  // marks racks seen in this list: linear, however long the list
-        for (const YAML::Node& rack : f.value(kRacks)) {
+        for (const Node& rack : f.value(kRacks)) {
           const RackIndex r = rack_index(r_.string(rack, racks_place));
           if (rack_mark_[r] == rack_list_serial_)
             r_.fail_at(rack, racks_place, fmt::format("rack '{}' listed twice", rack.Scalar()));
@@ -233,7 +235,7 @@ class ClusterParser {
 
   // ---- clients -------------------------------------------------------------------------------
 
-  void parse_clients(const YAML::Node& list) {
+  void parse_clients(const Node& list) {
     r_.expect_list(list, "clients");
     if (list.size() == 0) r_.fail_at(list, "clients", "no clients (an empty group cannot be assigned)");
     if (list.size() > limits_.max_clients || list.size() >= kUnmarked)
@@ -246,16 +248,16 @@ class ClusterParser {
     offset_mark_.assign(n_tasks, kUnmarked);
     cluster_.clients.reserve(list.size());
     std::size_t i = 0;
-    for (const YAML::Node& node : list) parse_client(node, i++);
+    for (const Node& node : list) parse_client(node, i++);
   }
 
-  void parse_client(const YAML::Node& node, std::size_t i) {
+  void parse_client(const Node& node, std::size_t i) {
     const std::string index_place = fmt::format("clients[{}]", i);
     if (!node.IsMap()) r_.fail_at(node, index_place, fmt::format("expected a map, got {}", describe(node)));
     const Fields f(r_, node, index_place, kClientKeys, Fields::defer_checks);
 
     if (!f.given(kClientId)) f.check(index_place);  // "unknown key 'idd'; did you mean 'id'?" first
-    const YAML::Node& id_node = f.require(kClientId, index_place);
+    const Node& id_node = f.require(kClientId, index_place);
     Client client;
     client.id = r_.string(id_node, join_place(index_place, "id"));
     const std::string place = fmt::format("client '{}'", client.id);
@@ -266,7 +268,7 @@ class ClusterParser {
                  fmt::format("duplicate client id (first defined at line {}, here at line {})",
                              client_line_[it->second], line_of(id_node)));
 
-    const YAML::Node& threads = f.require(kThreads, place);
+    const Node& threads = f.require(kThreads, place);
     const std::int64_t thread_count =
         r_.integer_in(threads, join_place(place, "threads"), 1, std::numeric_limits<std::uint32_t>::max());
     if (static_cast<std::uint64_t>(thread_count) > limits_.max_threads_per_client)
@@ -284,7 +286,7 @@ class ClusterParser {
     if (f.has(kRack)) client.rack = rack_index(r_.string(f.value(kRack), join_place(place, "rack")));
 
     if (f.has(kTags)) {
-      const YAML::Node& tags = f.value(kTags);
+      const Node& tags = f.value(kTags);
       r_.expect_map(tags, join_place(place, "tags"));
       for (auto it = tags.begin(); it != tags.end(); ++it) {
         const std::string key = r_.string(it->first, join_place(place, "tags"));
@@ -299,10 +301,10 @@ class ClusterParser {
     // reported on the standby entry.
     if (f.has(kPreviousActive)) {
       const std::string list_place = join_place(place, "previous_active");
-      const YAML::Node& list = f.value(kPreviousActive);
+      const Node& list = f.value(kPreviousActive);
       r_.expect_list(list, list_place);
       client.previous_active.reserve(list.size());
-      for (const YAML::Node& entry : list) {
+      for (const Node& entry : list) {
         const TaskIndex t = resolve_task(entry, list_place);
         if (prev_owner_[t] == c)
           r_.fail_at(entry, list_place, fmt::format("task '{}' is listed twice", entry.Scalar()));
@@ -319,10 +321,10 @@ class ClusterParser {
     }
     if (f.has(kPreviousStandby)) {
       const std::string list_place = join_place(place, "previous_standby");
-      const YAML::Node& list = f.value(kPreviousStandby);
+      const Node& list = f.value(kPreviousStandby);
       r_.expect_list(list, list_place);
       client.previous_standby.reserve(list.size());
-      for (const YAML::Node& entry : list) {
+      for (const Node& entry : list) {
         const TaskIndex t = resolve_task(entry, list_place);
         if (standby_mark_[t] == c)
           r_.fail_at(entry, list_place, fmt::format("task '{}' is listed twice", entry.Scalar()));
@@ -340,7 +342,7 @@ class ClusterParser {
 
     if (f.has(kOffsetSums)) {
       const std::string map_place = join_place(place, "offset_sums");
-      const YAML::Node& sums = f.value(kOffsetSums);
+      const Node& sums = f.value(kOffsetSums);
       r_.expect_map(sums, map_place);
       client.offset_sums.reserve(sums.size());
       for (auto it = sums.begin(); it != sums.end(); ++it) {
@@ -361,7 +363,7 @@ class ClusterParser {
   // previous_by_thread: {<thread name>: {active: [...], standby: [...]}}: which thread held which of
   // the client's previous tasks. Optional; every task must be in the client's own lists, on one
   // thread only, and there can be no more named threads than `threads`.
-  void parse_threads(const YAML::Node& map, const std::string& place, Client& client) {
+  void parse_threads(const Node& map, const std::string& place, Client& client) {
     const std::string map_place = join_place(place, "previous_by_thread");
     r_.expect_map(map, map_place);
     if (map.size() > client.threads)
@@ -376,7 +378,7 @@ class ClusterParser {
       const std::string thread_place = join_place(map_place, thread.name);
       if (!names.insert(thread.name).second)
         r_.fail_at(it->first, map_place, fmt::format("thread '{}' given twice", thread.name));
-      const YAML::Node roles = it->second;
+      const Node roles = it->second;
       if (roles.IsNull()) {  // a thread that held nothing
         client.threads_history.push_back(std::move(thread));
         continue;
@@ -385,12 +387,12 @@ class ClusterParser {
       for (const ThreadKey role : {kThreadActive, kThreadStandby}) {
         if (!tf.has(role)) continue;
         const std::string list_place = join_place(thread_place, kThreadKeys[role]);
-        const YAML::Node& list = tf.value(role);
+        const Node& list = tf.value(role);
         r_.expect_list(list, list_place);
         const bool active = role == kThreadActive;
         // The client's own lists were marked while reading them (prev_owner_, standby_mark_).
         const std::vector<std::uint32_t>& owned = active ? prev_owner_ : standby_mark_;
-        for (const YAML::Node& entry : list) {
+        for (const Node& entry : list) {
           const TaskIndex t = resolve_task(entry, list_place);
           if (owned[t] != c)
             r_.fail_at(entry, list_place,
@@ -407,7 +409,7 @@ class ClusterParser {
   }
 
   // A task id string in a client's lists -> its index (in push order), or an error naming the place.
-  TaskIndex resolve_task(const YAML::Node& node, const std::string& place) const {
+  TaskIndex resolve_task(const Node& node, const std::string& place) const {
     if (!node.IsScalar())
       r_.fail_at(node, place, fmt::format("expected a task id string, got {}", describe(node)));
     r_.check_length(node, place);

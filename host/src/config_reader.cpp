@@ -19,6 +19,7 @@ namespace assignor::host {
 namespace {
 
 using detail::describe;
+using detail::Node;
 using detail::FieldReader;
 using detail::Fields;
 
@@ -77,7 +78,7 @@ const std::vector<std::string> kRackStrategies = {"none", "min_traffic", "balanc
 constexpr std::int64_t kU32Max = std::numeric_limits<std::uint32_t>::max();
 
 // One of `allowed`, or an error listing them (and the nearest one).
-std::size_t one_of(const FieldReader& r, const YAML::Node& node, const std::string& place,
+std::size_t one_of(const FieldReader& r, const Node& node, const std::string& place,
                    const std::vector<std::string>& allowed) {
   const std::string value = r.string(node, place);
   for (std::size_t i = 0; i < allowed.size(); ++i)
@@ -94,7 +95,8 @@ class ConfigParser {
       : source_(std::move(source)), base_dir_(std::move(base_dir)), r_(source_) {}
 
   Config parse(std::string_view text) {
-    const YAML::Node root = detail::load_document(text, source_, "a config map with at least 'strategy'");
+    const auto document = detail::load_document(text, source_, "a config map with at least 'strategy'");
+    const Node root = document.root();
     if (!root.IsMap())
       r_.fail_at(root, "", fmt::format("expected a map at the top level, got {}", describe(root)));
     const Fields top(r_, root, "", kTopKeys);
@@ -117,7 +119,7 @@ class ConfigParser {
   }
 
  private:
-  void parse_limits(const YAML::Node& node) {
+  void parse_limits(const Node& node) {
     const Fields l(r_, node, "limits", kLimitKeys);
     auto place = [](std::size_t key) { return "limits." + kLimitKeys[key]; };
     auto read = [&](std::size_t key, std::uint64_t min, std::uint64_t max, std::uint64_t& out) {
@@ -138,22 +140,22 @@ class ConfigParser {
     read(kMaxIdLength, 1, std::uint64_t{1} << 30, in.max_id_length);
   }
 
-  void parse_plugins(const YAML::Node& node) {
+  void parse_plugins(const Node& node) {
     const Fields plugins(r_, node, "plugins", kPluginKeys);
     if (plugins.has(kAllowUnsafePermissions))
       config_.allow_unsafe_plugin_permissions =
           r_.boolean(plugins.value(kAllowUnsafePermissions), "plugins.allow_unsafe_permissions");
     if (!plugins.has(kPaths)) return;
-    const YAML::Node& paths = plugins.value(kPaths);
+    const Node& paths = plugins.value(kPaths);
     r_.expect_list(paths, "plugins.paths");
-    for (const YAML::Node& entry : paths) {
+    for (const Node& entry : paths) {
       std::filesystem::path p = r_.string(entry, "plugins.paths");
       if (p.is_relative()) p = base_dir_ / p;
       config_.plugin_paths.push_back(p.lexically_normal());
     }
   }
 
-  void parse_assignment(const YAML::Node& node) {
+  void parse_assignment(const Node& node) {
     const Fields a(r_, node, "assignment", kAssignmentKeys);
     AssignmentSettings& s = config_.settings;
     auto place = [](std::size_t key) { return "assignment." + kAssignmentKeys[key]; };
@@ -172,7 +174,7 @@ class ConfigParser {
     if (a.has(kRackAware)) parse_rack_aware(a.value(kRackAware));
   }
 
-  void parse_rack_aware(const YAML::Node& node) {
+  void parse_rack_aware(const Node& node) {
     const Fields ra(r_, node, "assignment.rack_aware", kRackAwareKeys);
     RackAwareSettings& s = config_.settings.rack_aware;
     auto place = [](std::size_t key) { return "assignment.rack_aware." + kRackAwareKeys[key]; };
@@ -183,10 +185,10 @@ class ConfigParser {
     if (ra.has(kNonOverlapCost))
       s.non_overlap_cost = r_.integer_in(ra.value(kNonOverlapCost), place(kNonOverlapCost), 0);
     if (ra.has(kRackTags)) {
-      const YAML::Node& tags = ra.value(kRackTags);
+      const Node& tags = ra.value(kRackTags);
       r_.expect_list(tags, place(kRackTags));
       std::set<std::string> seen_tags;  // linear-log, however long the list
-      for (const YAML::Node& tag : tags) {
+      for (const Node& tag : tags) {
         std::string t = r_.string(tag, place(kRackTags));
         if (!seen_tags.insert(t).second)
           r_.fail_at(tag, place(kRackTags), fmt::format("tag '{}' listed twice", t));
@@ -195,7 +197,7 @@ class ConfigParser {
     }
   }
 
-  void parse_strategies(const YAML::Node& node) {
+  void parse_strategies(const Node& node) {
     r_.expect_map(node, "strategies");
     for (auto it = node.begin(); it != node.end(); ++it) {
       const std::string name = r_.string(it->first, "strategies");
@@ -212,13 +214,13 @@ class ConfigParser {
   }
 
   // Nested maps become dotted keys ("a: {b: 1}" -> "a.b" = "1"); scalars keep their text.
-  void flatten(const YAML::Node& map, const std::string& prefix, const std::string& place,
+  void flatten(const Node& map, const std::string& prefix, const std::string& place,
                std::map<std::string, std::string>& out) const {
     for (auto it = map.begin(); it != map.end(); ++it) {
       const std::string key = r_.string(it->first, place + (prefix.empty() ? "" : "." + prefix));
       const std::string full = prefix.empty() ? key : prefix + "." + key;
       const std::string value_place = place + "." + full;
-      const YAML::Node value = it->second;
+      const Node value = it->second;
       if (value.IsMap()) {
         flatten(value, full, place, out);
       } else if (value.IsScalar()) {

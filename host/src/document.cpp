@@ -7,13 +7,13 @@
 #include <algorithm>
 
 #include "assignor/errors.hpp"
+#include "assignor/host/limits.hpp"
 
 namespace assignor::host::detail {
 
 namespace {
 
 const std::string kEmpty;
-constexpr int kMaxDepth = 64;  // cluster files and configs nest 5 levels; anything deeper is an attack
 
 [[noreturn]] void fail(const std::string& source, DocMark mark, std::string_view problem) {
   if (mark.is_null()) throw InputError(fmt::format("{}: {}", source, problem));
@@ -43,6 +43,12 @@ std::size_t DocNode::size() const noexcept {
   if (rec.type == DocType::Map) return rec.child_count / 2;
   if (rec.type == DocType::Sequence) return rec.child_count;
   return 0;
+}
+
+DocNode DocNode::operator[](std::size_t i) const noexcept {
+  if (!IsSequence() || i >= size()) return {};
+  const auto& rec = doc_->nodes_[index_];
+  return {doc_, doc_->children_[rec.first_child + i]};
 }
 
 DocNode::iterator DocNode::begin() const noexcept {
@@ -85,10 +91,7 @@ void DocNode::iterator::load() noexcept {
 
 class DocumentBuilder {
  public:
-  // `text_size` bounds the node count: without aliases a document cannot have more nodes than about
-  // two per character, so more means aliases expanding it (the "billion laughs" attack).
-  DocumentBuilder(Document& doc, const std::string& source, std::size_t text_size)
-      : doc_(doc), source_(source), max_nodes_(2 * text_size + 1024) {}
+  DocumentBuilder(Document& doc, const std::string& source) : doc_(doc), source_(source) {}
 
   std::uint32_t scalar(std::string text, bool quoted, DocMark mark) {
     const auto index = add(DocType::Scalar, quoted, mark);
@@ -108,7 +111,10 @@ class DocumentBuilder {
     std::size_t stack_mark;
   };
   Open open(DocType type, DocMark mark, int depth) {
-    if (depth > kMaxDepth) fail(source_, mark, fmt::format("nested deeper than {} levels", kMaxDepth));
+    if (depth >= kMaxYamlDepth)
+      fail(source_, mark,
+           fmt::format("nested {} or more levels deep; refused (cluster and config files need a few levels)",
+                       kMaxYamlDepth));
     const auto index = add(type, false, mark);
     return {index, stack_.size()};
   }
@@ -124,15 +130,11 @@ class DocumentBuilder {
 
  private:
   std::uint32_t add(DocType type, bool quoted, DocMark mark) {
-    if (doc_.nodes_.size() >= max_nodes_)
-      fail(source_, mark,
-           fmt::format("the document expands to more than {} nodes (YAML aliases?); refused", max_nodes_));
     doc_.nodes_.push_back({type, quoted, mark, 0, 0, 0});
     return static_cast<std::uint32_t>(doc_.nodes_.size() - 1);
   }
   Document& doc_;
   const std::string& source_;
-  std::size_t max_nodes_;
   std::vector<std::uint32_t> stack_;
 };
 
@@ -165,25 +167,6 @@ void from_yaml(DocumentBuilder& b, const YAML::Node& node, int depth) {
       return;
     }
   }
-}
-
-std::unique_ptr<Document> parse_yaml(std::string_view text, const std::string& source, std::string_view what) {
-  std::vector<YAML::Node> docs;
-  try {
-    docs = YAML::LoadAll(std::string(text));
-  } catch (const YAML::ParserException& e) {
-    fail(source, {e.mark.line, e.mark.column}, fmt::format("YAML syntax error: {}", e.msg));
-  } catch (const YAML::Exception& e) {
-    fail(source, {e.mark.line, e.mark.column}, fmt::format("cannot parse YAML: {}", e.msg));
-  }
-  if (docs.empty() || (docs.size() == 1 && docs[0].IsNull()))
-    throw InputError(fmt::format("{}: empty file (expected {})", source, what));
-  if (docs.size() > 1)
-    fail(source, {docs[1].Mark().line, docs[1].Mark().column}, "more than one YAML document; expected exactly one");
-  auto doc = std::make_unique<Document>();
-  DocumentBuilder b(*doc, source, text.size());
-  from_yaml(b, docs[0], 0);
-  return doc;
 }
 
 // simdjson (on demand) -> Document, with positions computed from token addresses.
@@ -252,14 +235,17 @@ class JsonBuilder {
   std::vector<std::size_t> line_starts_;
 };
 
-// nullptr when the text is not strict JSON (the caller then reads it as YAML, which reports errors).
-std::unique_ptr<Document> try_parse_json(std::string_view text, const std::string& source) {
+}  // namespace
+
+std::unique_ptr<Document> parse_json_document(std::string_view text, const std::string& source) {
+  const auto first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos || text[first] != '{') return nullptr;
   try {
     simdjson::ondemand::parser parser;
     const simdjson::padded_string padded(text);
     auto json = parser.iterate(padded).value();
     auto doc = std::make_unique<Document>();
-    DocumentBuilder b(*doc, source, text.size());
+    DocumentBuilder b(*doc, source);
     JsonBuilder builder(b, std::string_view(padded.data(), text.size()));
     const char* start = json.current_location().value();
     builder.object(json.get_object().value(), builder.at(start), 0);
@@ -271,14 +257,11 @@ std::unique_ptr<Document> try_parse_json(std::string_view text, const std::strin
   }
 }
 
-}  // namespace
-
-std::unique_ptr<Document> parse_document(std::string_view text, const std::string& source, std::string_view what,
-                                         bool yaml_only) {
-  const auto first = text.find_first_not_of(" \t\r\n");
-  if (!yaml_only && first != std::string_view::npos && text[first] == '{')
-    if (auto doc = try_parse_json(text, source)) return doc;
-  return parse_yaml(text, source, what);
+std::unique_ptr<Document> document_from_yaml(const YAML::Node& root, const std::string& source) {
+  auto doc = std::make_unique<Document>();
+  DocumentBuilder b(*doc, source);
+  from_yaml(b, root, 0);
+  return doc;
 }
 
 }  // namespace assignor::host::detail

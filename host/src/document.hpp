@@ -1,7 +1,8 @@
 // A parsed YAML or JSON document as one small tree type, so that the readers' checks are written
-// once for both formats. YAML goes through yaml-cpp; JSON (a file whose first non-blank character is
-// '{') goes through simdjson, more than ten times faster on 100k-task cluster files, and falls back
-// to yaml-cpp when it is not strict JSON (YAML flow maps also start with '{').
+// once for both formats. YAML goes through yaml-cpp (yaml_helpers.hpp, with its guards) and is
+// converted; JSON (a file whose first non-blank character is '{') goes through simdjson, about ten
+// times faster on 100k-task cluster files, and the caller falls back to yaml-cpp when it is not
+// strict JSON (YAML flow maps also start with '{').
 //
 // The node API mirrors the subset of yaml-cpp's that the readers use (IsMap, Scalar, Mark, Tag,
 // iteration with it->first / it->second), with positions kept for every node: error messages point
@@ -13,6 +14,10 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+namespace YAML {
+class Node;
+}
 
 namespace assignor::host::detail {
 
@@ -43,6 +48,8 @@ class DocNode {
   DocMark Mark() const noexcept;
   // Children of a sequence, or key/value pairs of a map.
   std::size_t size() const noexcept;
+  // The i-th element of a sequence (undefined node when out of range or not a sequence).
+  DocNode operator[](std::size_t i) const noexcept;
 
   struct Entry;
   class iterator;
@@ -102,10 +109,12 @@ class Document {
   std::vector<std::string> scalars_;
 };
 
-// Parses exactly one document; throws InputError ("SOURCE:LINE:COL: ...") for a syntax error, an
-// empty document, or more than one document. `what` names the expected content for messages.
-// `yaml_only` skips the JSON fast path (tests compare the two).
-std::unique_ptr<Document> parse_document(std::string_view text, const std::string& source, std::string_view what,
-                                         bool yaml_only = false);
+// The document, when `text` is one strict JSON object and nothing else; nullptr otherwise (the
+// caller then reads it as YAML, which explains any syntax error). Throws InputError for nesting
+// deeper than kMaxYamlDepth.
+std::unique_ptr<Document> parse_json_document(std::string_view text, const std::string& source);
+
+// A yaml-cpp tree (already checked for alias cycles and expansion) as a Document.
+std::unique_ptr<Document> document_from_yaml(const YAML::Node& root, const std::string& source);
 
 }  // namespace assignor::host::detail

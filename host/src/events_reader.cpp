@@ -15,6 +15,7 @@ namespace assignor::host {
 namespace {
 
 using detail::describe;
+using detail::Node;
 using detail::FieldReader;
 using detail::Fields;
 using detail::join_place;
@@ -35,21 +36,22 @@ class EventsParser {
   explicit EventsParser(std::string source) : source_(std::move(source)), r_(source_) {}
 
   std::vector<SimulationEvent> parse(std::string_view text) {
-    const YAML::Node root =
+    const auto document =
         detail::load_document(text, source_, "a map with an 'events' list, e.g. events: [{round: 1, leave: c1}]");
+    const Node root = document.root();
     if (!root.IsMap())
       r_.fail_at(root, "", fmt::format("expected a map with an 'events' list at the top level, got {}", describe(root)));
     const Fields top(r_, root, "", kTopKeys);
     std::vector<SimulationEvent> events;
     if (!top.has(0)) return events;  // "events:" alone, or no key: nothing happens
-    const YAML::Node& list = top.value(0);
+    const Node& list = top.value(0);
     r_.expect_list(list, "events");
     for (std::size_t i = 0; i < list.size(); ++i) events.push_back(event(list[i], fmt::format("events[{}]", i)));
     return events;
   }
 
  private:
-  SimulationEvent event(const YAML::Node& node, const std::string& place) {
+  SimulationEvent event(const Node& node, const std::string& place) {
     const Fields f(r_, node, place, kEventKeys);
     SimulationEvent e;
     e.where = detail::location(source_, node.Mark());
@@ -66,7 +68,7 @@ class EventsParser {
       kind_key = k;
     }
     if (kinds == 0) r_.fail_at(node, place, "expected one of 'join', 'leave' or 'restart'");
-    const YAML::Node& value = f.require(kind_key, place);
+    const Node& value = f.require(kind_key, place);
     const std::string kind_place = join_place(place, kEventKeys[kind_key]);
 
     switch (kind_key) {
@@ -80,7 +82,7 @@ class EventsParser {
         if (j.has(kJoinRack)) e.rack = r_.string(j.value(kJoinRack), join_place(kind_place, "rack"));
         if (j.has(kJoinTags)) {
           const std::string tags_place = join_place(kind_place, "tags");
-          const YAML::Node& tags = j.value(kJoinTags);
+          const Node& tags = j.value(kJoinTags);
           r_.expect_map(tags, tags_place);
           for (auto it = tags.begin(); it != tags.end(); ++it) {
             const std::string key = r_.string(it->first, tags_place);
@@ -115,7 +117,7 @@ class EventsParser {
     return e;
   }
 
-  std::string client_id(const YAML::Node& node, const std::string& place) const {
+  std::string client_id(const Node& node, const std::string& place) const {
     if (!node.IsScalar())
       r_.fail_at(node, place, fmt::format("expected a client id or a map with 'id', got {}", describe(node)));
     return r_.string(node, place);

@@ -1,5 +1,6 @@
-// Internal helpers shared by the cluster and config readers: strict typed access to yaml-cpp nodes
-// with messages of the form "FILE:LINE:COL: <place>: <problem>". Not installed, not public.
+// Internal helpers shared by the readers (cluster, config, events): parsing a YAML or JSON document
+// into a Document (document.hpp) and strict typed access to its nodes, with messages of the form
+// "FILE:LINE:COL: <place>: <problem>". Not installed, not public.
 #pragma once
 
 #include <yaml-cpp/depthguard.h>
@@ -12,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -24,8 +26,12 @@
 
 #include "assignor/errors.hpp"
 #include "assignor/host/limits.hpp"
+#include "document.hpp"
 
 namespace assignor::host::detail {
+
+// The node type the readers check: a YAML or JSON node with its position.
+using Node = DocNode;
 
 // Where a message points: the file name and a yaml-cpp mark (0-based; printed 1-based).
 inline std::string location(const std::string& source, const YAML::Mark& mark) {
@@ -33,8 +39,18 @@ inline std::string location(const std::string& source, const YAML::Mark& mark) {
   return fmt::format("{}:{}:{}", source, mark.line + 1, mark.column + 1);
 }
 
+inline std::string location(const std::string& source, const DocMark& mark) {
+  if (mark.is_null()) return source;
+  return fmt::format("{}:{}:{}", source, mark.line + 1, mark.column + 1);
+}
+
 // "FILE:L:C: place: problem" (place omitted when empty).
 [[noreturn]] inline void fail(const std::string& source, const YAML::Mark& mark, std::string_view place,
+                              std::string_view problem) {
+  if (place.empty()) throw InputError(fmt::format("{}: {}", location(source, mark), problem));
+  throw InputError(fmt::format("{}: {}: {}", location(source, mark), place, problem));
+}
+[[noreturn]] inline void fail(const std::string& source, const DocMark& mark, std::string_view place,
                               std::string_view problem) {
   if (place.empty()) throw InputError(fmt::format("{}: {}", location(source, mark), problem));
   throw InputError(fmt::format("{}: {}: {}", location(source, mark), place, problem));
@@ -48,16 +64,16 @@ inline std::string join_place(std::string_view place, std::string_view field) {
 }
 
 // A short description of a node for "expected X, got Y" messages.
-inline std::string describe(const YAML::Node& node) {
+inline std::string describe(const Node& node) {
   switch (node.Type()) {
-    case YAML::NodeType::Null:
-    case YAML::NodeType::Undefined:
+    case DocType::Null:
+    case DocType::Undefined:
       return "null";
-    case YAML::NodeType::Sequence:
+    case DocType::Sequence:
       return "a list";
-    case YAML::NodeType::Map:
+    case DocType::Map:
       return "a map";
-    case YAML::NodeType::Scalar:
+    case DocType::Scalar:
       break;
   }
   std::string text = node.Scalar();
@@ -209,12 +225,20 @@ class AliasExpansionGuard final : public YAML::EventHandler {
 // the aliases, then YAML::Load for the one document. Never YAML::LoadAll: in yaml-cpp 0.7 it loops
 // forever, allocating, on some malformed input (a stray ',' at the top level: jbeder/yaml-cpp#1040,
 // found here by the mutation test); the event pass stops at the second document instead.
-inline YAML::Node load_document(std::string_view text, const std::string& source, std::string_view what,
-                                std::uint64_t max_bytes = InputLimits{}.max_file_bytes) {
+// A parsed document and its root node (the nodes live as long as this does).
+struct LoadedDocument {
+  std::unique_ptr<Document> document;
+  Node root() const noexcept { return document->root(); }
+};
+
+inline LoadedDocument load_document(std::string_view text, const std::string& source, std::string_view what,
+                                    std::uint64_t max_bytes = InputLimits{}.max_file_bytes) {
   if (text.size() > max_bytes)
     throw InputError(fmt::format("{}: {} bytes is more than the limit of {} bytes (limits.max_file_mb in the "
                                  "config)",
                                  source, text.size(), max_bytes));
+  // Strict JSON (what `assignor generate` and other tools write) takes the fast path.
+  if (auto json = parse_json_document(text, source)) return {std::move(json)};
   YAML::Node root;
   try {
     const std::string copy(text);
@@ -239,13 +263,14 @@ inline YAML::Node load_document(std::string_view text, const std::string& source
     fail(source, e.mark, "", fmt::format("cannot parse YAML: {}", e.msg));
   }
   if (root.IsNull()) throw InputError(fmt::format("{}: empty file (expected {})", source, what));
-  return root;
+  return {document_from_yaml(root, source)};
 }
+
 
 // ---- strict scalar conversions ----------------------------------------------------------------
 
 // A plain (unquoted) scalar: numbers and booleans must not be quoted strings.
-inline bool is_plain_scalar(const YAML::Node& node) {
+inline bool is_plain_scalar(const Node& node) {
   return node.IsScalar() && node.Tag() != "!";
 }
 
@@ -313,7 +338,7 @@ class FieldReader {
 
   // Refuses a scalar longer than max_string_length() (ids and names of every kind).
   // Also refuses text that is not valid UTF-8.
-  void check_length(const YAML::Node& node, std::string_view place) const {
+  void check_length(const Node& node, std::string_view place) const {
     if (!node.IsScalar()) return;
     const std::string& s = node.Scalar();
     if (s.size() > max_string_length_)
@@ -326,11 +351,11 @@ class FieldReader {
                           static_cast<unsigned char>(s[bad]), bad));
   }
 
-  [[noreturn]] void fail_at(const YAML::Node& node, std::string_view place, std::string_view problem) const {
+  [[noreturn]] void fail_at(const Node& node, std::string_view place, std::string_view problem) const {
     fail(source_, node.Mark(), place, problem);
   }
 
-  std::string string(const YAML::Node& node, std::string_view place, bool allow_empty = false) const {
+  std::string string(const Node& node, std::string_view place, bool allow_empty = false) const {
     if (!node.IsScalar()) fail_at(node, place, fmt::format("expected a string, got {}", describe(node)));
     const std::string& s = node.Scalar();
     if (!allow_empty && s.empty()) fail_at(node, place, "must not be empty");
@@ -338,7 +363,7 @@ class FieldReader {
     return s;
   }
 
-  std::int64_t integer(const YAML::Node& node, std::string_view place) const {
+  std::int64_t integer(const Node& node, std::string_view place) const {
     if (!is_plain_scalar(node)) fail_at(node, place, fmt::format("expected an integer, got {}", describe(node)));
     std::int64_t value = 0;
     switch (parse_int64(node.Scalar(), value)) {
@@ -353,7 +378,7 @@ class FieldReader {
   }
 
   // An integer in [min, max]; messages "must be >= 1, got 0".
-  std::int64_t integer_in(const YAML::Node& node, std::string_view place, std::int64_t min,
+  std::int64_t integer_in(const Node& node, std::string_view place, std::int64_t min,
                           std::int64_t max = std::numeric_limits<std::int64_t>::max()) const {
     const std::int64_t v = integer(node, place);
     if (v < min) fail_at(node, place, fmt::format("must be >= {}, got {}", min, v));
@@ -361,7 +386,7 @@ class FieldReader {
     return v;
   }
 
-  double number(const YAML::Node& node, std::string_view place) const {
+  double number(const Node& node, std::string_view place) const {
     if (!is_plain_scalar(node)) fail_at(node, place, fmt::format("expected a number, got {}", describe(node)));
     const std::string& s = node.Scalar();
     const char* first = s.data();
@@ -376,7 +401,7 @@ class FieldReader {
     return value;
   }
 
-  bool boolean(const YAML::Node& node, std::string_view place) const {
+  bool boolean(const Node& node, std::string_view place) const {
     if (is_plain_scalar(node)) {
       const std::string& s = node.Scalar();
       if (s == "true" || s == "True" || s == "TRUE") return true;
@@ -385,10 +410,10 @@ class FieldReader {
     fail_at(node, place, fmt::format("expected a boolean (true or false), got {}", describe(node)));
   }
 
-  void expect_list(const YAML::Node& node, std::string_view place) const {
+  void expect_list(const Node& node, std::string_view place) const {
     if (!node.IsSequence()) fail_at(node, place, fmt::format("expected a list, got {}", describe(node)));
   }
-  void expect_map(const YAML::Node& node, std::string_view place) const {
+  void expect_map(const Node& node, std::string_view place) const {
     if (!node.IsMap()) fail_at(node, place, fmt::format("expected a map, got {}", describe(node)));
   }
 
@@ -409,20 +434,20 @@ class Fields {
   struct DeferChecks {};
   static constexpr DeferChecks defer_checks{};
 
-  Fields(const FieldReader& reader, const YAML::Node& map, std::string_view place,
+  Fields(const FieldReader& reader, const Node& map, std::string_view place,
          const std::vector<std::string>& known)
       : Fields(reader, map, place, known, defer_checks) {
     check(place);
   }
 
   // Collects the fields; unknown or repeated keys are reported by check().
-  Fields(const FieldReader& reader, const YAML::Node& map, std::string_view place,
+  Fields(const FieldReader& reader, const Node& map, std::string_view place,
          const std::vector<std::string>& known, DeferChecks)
       : reader_(reader), map_(map), known_(known), keys_(known.size()), values_(known.size()),
         present_(known.size(), false) {
     reader.expect_map(map, place);
     for (auto it = map.begin(); it != map.end(); ++it) {
-      const YAML::Node key = it->first;
+      const Node key = it->first;
       if (!key.IsScalar())
         reader.fail_at(key, place, fmt::format("keys must be strings, got {}", describe(key)));
       const std::string& name = key.Scalar();
@@ -453,13 +478,13 @@ class Fields {
   bool has(std::size_t i) const { return present_[i] && !values_[i].IsNull(); }
   // Present at all, even with a null value.
   bool given(std::size_t i) const { return present_[i]; }
-  const YAML::Node& value(std::size_t i) const { return values_[i]; }
-  const YAML::Node& key(std::size_t i) const { return keys_[i]; }
-  const YAML::Node& map() const { return map_; }
+  const Node& value(std::size_t i) const { return values_[i]; }
+  const Node& key(std::size_t i) const { return keys_[i]; }
+  const Node& map() const { return map_; }
   const std::string& name(std::size_t i) const { return known_[i]; }
 
   // A required key: missing -> "missing required key 'x'" at the map; null -> "x: missing value".
-  const YAML::Node& require(std::size_t i, std::string_view place) const {
+  const Node& require(std::size_t i, std::string_view place) const {
     if (!present_[i]) reader_.fail_at(map_, place, fmt::format("missing required key '{}'", known_[i]));
     if (values_[i].IsNull()) reader_.fail_at(keys_[i], join_place(place, known_[i]), "missing value");
     return values_[i];
@@ -476,12 +501,12 @@ class Fields {
   }
 
   const FieldReader& reader_;
-  YAML::Node map_;
+  Node map_;
   const std::vector<std::string>& known_;
-  std::vector<YAML::Node> keys_;
-  std::vector<YAML::Node> values_;
+  std::vector<Node> keys_;
+  std::vector<Node> values_;
   std::vector<bool> present_;
-  std::optional<std::pair<YAML::Node, std::string>> problem_;
+  std::optional<std::pair<Node, std::string>> problem_;
 };
 
 }  // namespace assignor::host::detail
