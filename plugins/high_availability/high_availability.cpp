@@ -33,7 +33,7 @@ class HighAvailability final : public Strategy {
     const Cluster& cluster = in.cluster;
     AssignmentDraft draft(cluster, in.settings.num_standby_replicas);
     if (cluster.client_count() == 0) return draft.finish(false);
-    spread_stateful_actives(cluster, draft);
+    spread_stateful_actives_round_robin(cluster, draft);
     const auto& tags = in.settings.rack_aware.tags;
     if (tags.empty()) {
       place_standbys_least_loaded(cluster, draft);
@@ -46,31 +46,6 @@ class HighAvailability final : public Strategy {
     fill_stateless_by_active_load(cluster, draft);
     apply_rack_awareness(cluster, in.settings, in.lags, draft, kHighAvailabilityRackCosts);
     return draft.finish(plan.probing_rebalance_needed());
-  }
-
- private:
-  // Round-robin over the clients in index order, skipping clients that reached their quota.
-  static void spread_stateful_actives(const Cluster& cluster, AssignmentDraft& draft) {
-    std::uint64_t stateful = 0;
-    for (const auto& t : cluster.tasks) stateful += t.stateful ? 1 : 0;
-    std::vector<std::uint32_t> room = proportional_quotas(cluster, stateful);
-    // A circular list of the clients that still have room, so each step is O(1) amortised.
-    const auto n = static_cast<ClientIndex>(cluster.client_count());
-    std::vector<ClientIndex> next(n);
-    for (ClientIndex c = 0; c < n; ++c) next[c] = (c + 1) % n;
-    ClientIndex prev = n - 1;
-    ClientIndex cur = 0;
-    for (TaskIndex t = 0; t < cluster.task_count(); ++t) {
-      if (!cluster.tasks[t].stateful) continue;
-      while (room[cur] == 0) {  // unlink full clients; some client has room while tasks remain
-        next[prev] = next[cur];
-        cur = next[cur];
-      }
-      draft.set_active(t, cur);
-      --room[cur];
-      prev = cur;
-      cur = next[cur];
-    }
   }
 };
 
