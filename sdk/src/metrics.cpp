@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <utility>
 
 #include "assignor/tag_standbys.hpp"
 #include "assignor/weighted.hpp"
@@ -40,20 +41,17 @@ Metrics compute_metrics(const Cluster& cluster, const AssignmentSettings& settin
   const bool racks = cluster.has_racks();
   if (racks) m.cross_rack_traffic = 0;
 
-  // Sub-topology skew: count actives per (sub-topology, client) over a dense sub-topology index.
-  std::int32_t max_sub = -1;
-  for (const auto& t : cluster.tasks) max_sub = std::max(max_sub, t.id.subtopology);
-  std::vector<std::int32_t> sub_index(static_cast<std::size_t>(max_sub + 1), -1);
-  std::uint32_t n_subs = 0;
-  for (const auto& t : cluster.tasks)
-    if (sub_index[t.id.subtopology] < 0) sub_index[t.id.subtopology] = static_cast<std::int32_t>(n_subs++);
-  std::vector<std::uint32_t> per_sub(std::size_t{n_subs} * n_clients, 0);
+  // Sub-topology skew from the (sub-topology, client) pair of each active, sorted: memory in the
+  // number of actives, whatever the sub-topology numbers (a task 2147483647_0 is legal) and however
+  // many sub-topologies times clients there are.
+  std::vector<std::pair<std::int32_t, ClientIndex>> sub_client;
+  sub_client.reserve(assignment.actives.size());
 
   for (const auto& p : assignment.actives) {
     const Task& task = cluster.tasks[p.task];
     ++active_count[p.client];
     ++total_count[p.client];
-    ++per_sub[static_cast<std::size_t>(sub_index[task.id.subtopology]) * n_clients + p.client];
+    sub_client.emplace_back(task.id.subtopology, p.client);
     if (previous[p.task] != kNoClient && previous[p.task] != p.client) ++m.active_moves;
     if (task.stateful && !lags.caught_up(p.task, p.client)) {
       ++m.cold_actives;
@@ -86,10 +84,21 @@ Metrics compute_metrics(const Cluster& cluster, const AssignmentSettings& settin
   m.active_load_spread = spread(active_count, cluster);
   m.total_load_spread = spread(total_count, cluster);
   m.weighted_load_spread = weighted_load_spread(cluster, assignment);
-  for (std::uint32_t s = 0; s < n_subs; ++s) {
-    const auto* row = per_sub.data() + std::size_t{s} * n_clients;
-    const auto [lo, hi] = std::minmax_element(row, row + n_clients);
-    if (n_clients > 0) m.max_subtopology_skew = std::max<std::uint64_t>(m.max_subtopology_skew, *hi - *lo);
+  std::sort(sub_client.begin(), sub_client.end());
+  for (std::size_t i = 0; i < sub_client.size();) {  // one sub-topology
+    std::uint64_t hi = 0, lo = std::numeric_limits<std::uint64_t>::max(), clients_with_actives = 0;
+    std::size_t j = i;
+    while (j < sub_client.size() && sub_client[j].first == sub_client[i].first) {  // one client
+      std::size_t k = j;
+      while (k < sub_client.size() && sub_client[k] == sub_client[j]) ++k;
+      hi = std::max<std::uint64_t>(hi, k - j);
+      lo = std::min<std::uint64_t>(lo, k - j);
+      ++clients_with_actives;
+      j = k;
+    }
+    if (clients_with_actives < n_clients) lo = 0;  // some client has none of its actives
+    m.max_subtopology_skew = std::max(m.max_subtopology_skew, hi - lo);
+    i = j;
   }
   return m;
 }

@@ -259,6 +259,23 @@ TEST(OffsetOverflow, IntegersPastSixtyFourBitsAreErrors) {
               HasSubstr("integer 9223372036854775808 is out of range (64-bit signed)"));
 }
 
+// ---- task ids at the edge of their range ----
+
+TEST(HugeIds, SubTopologyNumbersNearTheMaximumCostNothing) {
+  // The metrics used to size an array by the largest sub-topology number: 2147483647_0 overflowed
+  // it (exit 1) and 1000000000_0 allocated 4 GB for a one-task cluster.
+  const Cluster cluster = parse_cluster(
+      "tasks: [{id: 2147483647_0}, {id: 2147483647_1}, {id: 0_0}]\nclients: [{id: a, threads: 1}, {id: b, threads: 1}]\n",
+      "c.yaml");
+  const LagModel lags(cluster, AssignmentSettings{});
+  Assignment a;
+  a.actives = {{0, 0}, {1, 1}, {2, 0}};  // 0_0 on a; 2147483647_0 on a, 2147483647_1 on b
+  const Metrics m = compute_metrics(cluster, AssignmentSettings{}, lags, a);
+  EXPECT_EQ(m.max_subtopology_skew, 1u);  // sub-topology 0: one active on a, none on b
+  a.actives = {{0, 0}, {1, 0}, {2, 0}};
+  EXPECT_EQ(compute_metrics(cluster, AssignmentSettings{}, lags, a).max_subtopology_skew, 2u);
+}
+
 // ---- the config's isolation and limits keys ----
 
 TEST(ConfigLimits, DefaultsAndValues) {
