@@ -204,7 +204,10 @@ class JsonBuilder {
         return;
       case simdjson::ondemand::json_type::array: {
         const auto o = b_.open(DocType::Sequence, mark, depth);
-        for (auto element : v.get_array().value()) value(element.value(), depth + 1);
+        // A named array: iterating `v.get_array().value()` directly would range over a reference
+        // into a destroyed temporary (simdjson_result::value() && returns T&&).
+        simdjson::ondemand::array array = v.get_array().value();
+        for (auto element : array) value(element.value(), depth + 1);
         b_.close(o);
         return;
       }
