@@ -1,29 +1,69 @@
-// high_availability: Kafka Streams' KIP-441 assignor.
+// high_availability: Kafka Streams 3.x's HighAvailabilityTaskAssignor (KIP-441), reproducing Kafka's
+// own answer: the same actives, standbys and warmups per client and the same probing decision
+// (checked against assignments recorded from Kafka's code, ../shared/kafka-golden). Kafka's steps:
 //
-// 1. Stateful actives are spread round the clients in task order, ignoring history, with per-client
-//    counts proportional to threads (the balanced placement Kafka reaches by round-robin plus
-//    pairwise rebalancing).
-// 2. num_standby_replicas standbys of every logged task go to the least-loaded clients that do not
-//    hold it, then move from the most to the least loaded clients while that lowers the spread. With
-//    rack_aware.tags set, each copy goes where the task's tag values are most spread first (KIP-708,
-//    SDK tag_standbys.hpp) and balancing only moves standbys between clients with equal tags.
-// 3. The SDK's warmup planning keeps every stateful active on a caught-up client when its target is
-//    not caught up (swapping with a caught-up standby first), leaves warmups on the targets within
-//    max_warmup_replicas, and moves standbys off not-caught-up clients the same way.
-// 4. Stateless tasks go, in task order, to the client with the lowest active tasks per thread.
-// 5. A probing rebalance is requested when any movement was deferred.
-// 6. With rack_aware.strategy set, the SDK's rack-aware optimiser (KIP-925, rack_aware.hpp) re-places
-//    stateful actives, standbys and stateless actives at unchanged per-client counts, to cut
-//    cross-rack traffic; actives move only to caught-up clients. Kafka's defaults: costs 10 / 1.
+// 1. Stateful tasks (Kafka's meaning: tasks with a changelog, i.e. a logged store) are dealt
+//    round-robin over the clients in id order, in task order, ignoring history and threads; then
+//    balanced over threads by Kafka's pairwise passes (balance_over_threads.hpp).
+// 2. num_standby_replicas standbys of each of them, in task order, each on the least-loaded client
+//    (tasks held / threads, ties by id) without a copy; then balanced by the same pairwise passes.
+//    With rack_aware.tags set, standbys are placed tag-aware (KIP-708) and only move between clients
+//    whose tags are equal, as Kafka's isAllowedTaskMovement allows.
+// 3. With rack_aware.strategy set and rack information on every client and every task's partitions
+//    (Kafka's enabling rule; otherwise off, with a warning), the actives of step 1 and the standbys of
+//    step 2 are re-placed at unchanged per-client counts to cut cross-rack traffic (KIP-925), before
+//    the movement step, as Kafka orders it.
+// 4. Kafka's movement step (task_movement.hpp) keeps each stateful active on a caught-up client while
+//    its balanced client warms up, within max_warmup_replicas, and moves standbys off clients that
+//    are not caught up. Lags are Kafka's own (kafka_lags.hpp).
+// 5. Every other task (stateless, or with only non-logged stores: Kafka has nothing to restore for
+//    it), in task order, goes to the client with the fewest actives per thread; with racks, those are
+//    optimised at Kafka's stateless costs (1, 0).
+// 6. A probing rebalance is requested when any movement was scheduled.
+#include <assignor/balance.hpp>
+#include <assignor/log.hpp>
+#include <assignor/plugin.hpp>
 #include <assignor/rack_aware.hpp>
-#include <assignor/sdk.hpp>
 #include <assignor/tag_standbys.hpp>
 
+#include <map>
+#include <string>
 #include <vector>
+
+#include "balance_over_threads.hpp"
+#include "kafka_lags.hpp"
+#include "task_movement.hpp"
 
 namespace {
 
 using namespace assignor;
+using kafka::BalancedRole;
+
+// Step 1: task i of the stateful tasks goes to client i mod n.
+void deal_round_robin(const Cluster& cluster, AssignmentDraft& draft) {
+  const auto n = static_cast<ClientIndex>(cluster.client_count());
+  ClientIndex next = 0;
+  for (TaskIndex t = 0; t < cluster.task_count(); ++t) {
+    if (!cluster.tasks[t].has_logged_store) continue;
+    draft.set_active(t, next);
+    next = (next + 1) % n;
+  }
+}
+
+// Clients with equal values of every tag key share a group number (isAllowedTaskMovement).
+std::vector<std::uint32_t> tag_groups(const Cluster& cluster, const std::vector<std::string>& keys) {
+  std::map<std::vector<std::string>, std::uint32_t> ids;
+  std::vector<std::uint32_t> group(cluster.client_count());
+  for (ClientIndex c = 0; c < cluster.client_count(); ++c) {
+    std::vector<std::string> values;
+    for (const auto& key : keys) {
+      auto it = cluster.clients[c].tags.find(key);
+      values.push_back(it == cluster.clients[c].tags.end() ? std::string() : it->second);
+    }
+    group[c] = ids.emplace(std::move(values), static_cast<std::uint32_t>(ids.size())).first->second;
+  }
+  return group;
+}
 
 class HighAvailability final : public Strategy {
  public:
@@ -31,27 +71,42 @@ class HighAvailability final : public Strategy {
 
   Assignment assign(const AssignmentInput& in) override {
     const Cluster& cluster = in.cluster;
-    AssignmentDraft draft(cluster, in.settings.num_standby_replicas);
+    const AssignmentSettings& settings = in.settings;
+    AssignmentDraft draft(cluster, settings.num_standby_replicas);
     if (cluster.client_count() == 0) return draft.finish(false);
-    spread_stateful_actives_round_robin(cluster, draft);
-    const auto& tags = in.settings.rack_aware.tags;
-    if (tags.empty()) {
-      place_standbys_least_loaded(cluster, draft);
-      balance_standbys(cluster, draft);
-    } else {
-      place_standbys_tag_aware(cluster, tags, draft);
-      balance_standbys_within_tags(cluster, tags, draft);
+
+    deal_round_robin(cluster, draft);
+    kafka::TasksByClient actives = kafka::tasks_by_client(draft, BalancedRole::active);
+    kafka::balance_tasks_over_threads(draft, BalancedRole::active, actives);
+
+    if (settings.num_standby_replicas > 0) {
+      const auto& tags = settings.rack_aware.tags;
+      std::vector<std::uint32_t> groups;
+      if (tags.empty()) {
+        place_standbys_least_loaded(cluster, draft);
+      } else {
+        place_standbys_tag_aware(cluster, tags, draft);
+        groups = tag_groups(cluster, tags);
+      }
+      kafka::TasksByClient standbys = kafka::tasks_by_client(draft, BalancedRole::standby);
+      kafka::balance_tasks_over_threads(draft, BalancedRole::standby, standbys, groups);
     }
-    const WarmupPlan plan = plan_warmups(cluster, in.settings, in.lags, draft);
-    fill_stateless_by_active_load(cluster, draft);
-    apply_rack_awareness(cluster, in.settings, in.lags, draft, kHighAvailabilityRackCosts);
-    return draft.finish(plan.probing_rebalance_needed());
+
+    const kafka::KafkaLags lags(cluster, settings.acceptable_recovery_lag);
+    const kafka::Movements movements =
+        kafka::assign_task_movements(cluster, lags, draft, settings.max_warmup_replicas);
+
+    std::vector<TaskIndex> others;
+    for (TaskIndex t = 0; t < cluster.task_count(); ++t)
+      if (!cluster.tasks[t].has_logged_store) others.push_back(t);
+    fill_by_active_load(cluster, draft, others);
+    return draft.finish(movements.probing_rebalance_needed());
   }
 };
 
 }  // namespace
 
-ASSIGNOR_PLUGIN(HighAvailability, "high_availability", "1.0.0",
-                "Kafka Streams' KIP-441 assignor: balanced actives kept on caught-up clients through "
-                "warmups and probing rebalances",
+ASSIGNOR_PLUGIN(HighAvailability, "high_availability", "2.0.0",
+                "Kafka Streams 3.x's HighAvailabilityTaskAssignor (KIP-441), Kafka's own answer: actives "
+                "kept on caught-up clients through warmups and probing rebalances",
                 assignor::kCapabilityHighAvailability)

@@ -156,12 +156,18 @@ std::uint64_t balance_standbys(const Cluster& cluster, AssignmentDraft& draft) {
 }
 
 void fill_stateless_by_active_load(const Cluster& cluster, AssignmentDraft& draft) {
-  if (cluster.client_count() == 0) return;
+  std::vector<TaskIndex> tasks;
+  for (TaskIndex t = 0; t < cluster.task_count(); ++t)
+    if (!cluster.tasks[t].stateful && draft.active(t) == kNoClient) tasks.push_back(t);
+  fill_by_active_load(cluster, draft, tasks);
+}
+
+void fill_by_active_load(const Cluster& cluster, AssignmentDraft& draft, std::span<const TaskIndex> tasks) {
+  if (cluster.client_count() == 0 || tasks.empty()) return;
   std::vector<std::uint32_t> counts(cluster.client_count());
   for (ClientIndex c = 0; c < cluster.client_count(); ++c) counts[c] = draft.active_count(c);
   LoadQueue queue(client_threads(cluster), std::move(counts));
-  for (TaskIndex t = 0; t < cluster.task_count(); ++t) {
-    if (cluster.tasks[t].stateful || draft.active(t) != kNoClient) continue;
+  for (TaskIndex t : tasks) {
     const ClientIndex c = queue.least();
     draft.set_active(t, c);
     queue.add(c, 1);

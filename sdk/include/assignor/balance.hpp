@@ -72,4 +72,8 @@ std::uint64_t balance_standbys(const Cluster& cluster, AssignmentDraft& draft);
 // active tasks per thread (ties by client index).
 void fill_stateless_by_active_load(const Cluster& cluster, AssignmentDraft& draft);
 
+// The same for the given tasks, in the given order (e.g. Kafka's stateless set, which also holds
+// the tasks whose stores are all non-logged).
+void fill_by_active_load(const Cluster& cluster, AssignmentDraft& draft, std::span<const TaskIndex> tasks);
+
 }  // namespace assignor
