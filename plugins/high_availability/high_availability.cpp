@@ -65,6 +65,46 @@ std::vector<std::uint32_t> tag_groups(const Cluster& cluster, const std::vector<
   return group;
 }
 
+// Kafka's RackAwareTaskAssignor.canEnableRackAwareAssignor: a strategy is set, every client has a
+// rack and every partition of every task has replica racks. Otherwise rack awareness is off, and
+// says why once per assignment.
+bool rack_awareness_enabled(const Cluster& cluster, const RackAwareSettings& settings) {
+  if (settings.strategy == RackAwareStrategy::none) return false;
+  std::string why;
+  for (const Client& c : cluster.clients)
+    if (c.rack == kNoRack) {
+      why = "client '" + c.id + "' has no rack";
+      break;
+    }
+  for (std::size_t t = 0; t < cluster.task_count() && why.empty(); ++t) {
+    const Task& task = cluster.tasks[t];
+    if (task.partitions.empty()) why = "task " + to_string(task.id) + " lists no partitions";
+    for (const PartitionRef& p : task.partitions)
+      if (p.racks.empty() && why.empty())
+        why = "partition " + p.topic + "-" + std::to_string(p.partition) + " of task " + to_string(task.id) +
+              " has no replica racks";
+  }
+  if (why.empty()) return true;
+  log().warn("high_availability: rack awareness is off although rack_aware.strategy is set: {} (Kafka "
+             "enables it only when every client and every partition has rack information)",
+             why);
+  return false;
+}
+
+// Step 3 and the end of step 5: one rack-aware pass over a set of placements, lag-blind as in Kafka.
+void optimize_racks(const Cluster& cluster, const AssignmentSettings& settings, AssignmentDraft& draft,
+                    RackAwareTasks tasks, RackAwareCosts costs) {
+  RackAwareOptions options;
+  options.tasks = tasks;
+  options.strategy = settings.rack_aware.strategy;
+  options.costs = costs;
+  options.tags = settings.rack_aware.tags;
+  options.respect_lags = false;
+  options.stateful_means_logged = true;
+  const LagModel no_lags;  // unused: the pass ignores lags
+  optimize_rack_aware(cluster, no_lags, draft, options);
+}
+
 class HighAvailability final : public Strategy {
  public:
   explicit HighAvailability(const StrategyParams& params) { params.reject_unknown({}); }
@@ -75,9 +115,13 @@ class HighAvailability final : public Strategy {
     AssignmentDraft draft(cluster, settings.num_standby_replicas);
     if (cluster.client_count() == 0) return draft.finish(false);
 
+    const bool racks = rack_awareness_enabled(cluster, settings.rack_aware);
+    const RackAwareCosts costs = rack_aware_costs(settings.rack_aware, kHighAvailabilityRackCosts);
+
     deal_round_robin(cluster, draft);
     kafka::TasksByClient actives = kafka::tasks_by_client(draft, BalancedRole::active);
     kafka::balance_tasks_over_threads(draft, BalancedRole::active, actives);
+    if (racks) optimize_racks(cluster, settings, draft, RackAwareTasks::stateful_actives, costs);
 
     if (settings.num_standby_replicas > 0) {
       const auto& tags = settings.rack_aware.tags;
@@ -90,6 +134,7 @@ class HighAvailability final : public Strategy {
       }
       kafka::TasksByClient standbys = kafka::tasks_by_client(draft, BalancedRole::standby);
       kafka::balance_tasks_over_threads(draft, BalancedRole::standby, standbys, groups);
+      if (racks) optimize_racks(cluster, settings, draft, RackAwareTasks::standbys, costs);
     }
 
     const kafka::KafkaLags lags(cluster, settings.acceptable_recovery_lag);
@@ -100,6 +145,7 @@ class HighAvailability final : public Strategy {
     for (TaskIndex t = 0; t < cluster.task_count(); ++t)
       if (!cluster.tasks[t].has_logged_store) others.push_back(t);
     fill_by_active_load(cluster, draft, others);
+    if (racks) optimize_racks(cluster, settings, draft, RackAwareTasks::stateless_actives, kStatelessRackCosts);
     return draft.finish(movements.probing_rebalance_needed());
   }
 };

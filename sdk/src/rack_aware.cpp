@@ -54,6 +54,16 @@
 
 namespace assignor {
 
+namespace {
+
+// Is task t in the active set a pass optimises (stateful or stateless actives)?
+bool in_active_set(const Task& task, const RackAwareOptions& options) {
+  const bool stateful = options.stateful_means_logged ? task.has_logged_store : task.stateful;
+  return stateful == (options.tasks == RackAwareTasks::stateful_actives);
+}
+
+}  // namespace
+
 RackAwareCosts rack_aware_costs(const RackAwareSettings& settings, RackAwareCosts defaults) noexcept {
   return {settings.traffic_cost.value_or(defaults.traffic),
           settings.non_overlap_cost.value_or(defaults.non_overlap)};
@@ -267,8 +277,13 @@ class Optimiser {
   // May the active of stateful task t, now on c, run on d? Only if d is no less caught up: caught up
   // when someone is (never a restoring active), else a lag no larger than c's (nothing more to restore).
   bool as_caught_up(TaskIndex t, ClientIndex c, ClientIndex d) const {
-    if (lags_.everyone_caught_up(t) || lags_.caught_up(t, d)) return true;
+    if (everyone_caught_up(t) || lags_.caught_up(t, d)) return true;
     return lags_.caught_up_count(t) == 0 && !less_lag(lags_.lag(t, c), lags_.lag(t, d));
+  }
+
+  // Every client counts as caught up on t: really, or because the pass ignores lags.
+  bool everyone_caught_up(TaskIndex t) const {
+    return !options_.respect_lags || lags_.everyone_caught_up(t);
   }
 
   static void sort_unique(std::vector<ClientIndex>& v) {
@@ -288,7 +303,7 @@ class Optimiser {
     std::vector<ClientIndex> allowed;
     for (TaskIndex t = 0; t < cluster_.task_count(); ++t) {
       const ClientIndex c = draft_.active(t);
-      if (!cluster_.tasks[t].stateful || c == kNoClient) continue;
+      if (!in_active_set(cluster_.tasks[t], options_) || c == kNoClient) continue;
       allowed.assign(1, c);
       for (ClientIndex d : draft_.standby_slots(t))
         if (d != kNoClient && as_caught_up(t, c, d)) allowed.push_back(d);
@@ -304,7 +319,7 @@ class Optimiser {
     for (TaskIndex t = 0; t < cluster_.task_count(); ++t) {
       const Task& task = cluster_.tasks[t];
       const ClientIndex c = draft_.active(t);
-      if (task.stateful != stateful || c == kNoClient) continue;
+      if (!in_active_set(task, options_) || c == kNoClient) continue;
       // Never onto a client holding another copy of the task.
       excluded.clear();
       for (ClientIndex d : draft_.standby_slots(t))
@@ -315,7 +330,7 @@ class Optimiser {
       const std::uint32_t g = group_for(t, c);
       std::erase_if(excluded, [&](ClientIndex d) { return g != 0 && group_of_[d] != g; });
       const Lag worst = lags_.end_offsets_known() ? Lag::known(task.end_offset_sum) : Lag::unknown();
-      if (!stateful || lags_.everyone_caught_up(t) ||
+      if (!stateful || everyone_caught_up(t) ||
           (lags_.caught_up_count(t) == 0 && !less_lag(lags_.lag(t, c), worst))) {
         // Any client qualifies: stateless, everyone caught up, or nobody caught up and c has the
         // default (largest) lag.
@@ -350,7 +365,7 @@ class Optimiser {
       std::sort(holders.begin(), holders.end(), [&](ClientIndex a, ClientIndex b) {
         return group_of_[a] != group_of_[b] ? group_of_[a] < group_of_[b] : a < b;
       });
-      const bool everyone = lags_.everyone_caught_up(t);
+      const bool everyone = everyone_caught_up(t);
       const ClientIndex active = draft_.active(t);
       for (std::size_t i = 0; i < holders.size();) {
         const std::uint32_t g = group_of_[holders[i]];
@@ -448,8 +463,7 @@ class Optimiser {
       if (pass_ == Pass::move_standbys) {
         for (ClientIndex c : draft_.standby_slots(t))
           if (c != kNoClient) add(t, c);
-      } else if (cluster_.tasks[t].stateful == (options_.tasks == RackAwareTasks::stateful_actives) &&
-                 draft_.active(t) != kNoClient) {
+      } else if (in_active_set(cluster_.tasks[t], options_) && draft_.active(t) != kNoClient) {
         add(t, draft_.active(t));
       }
     }
@@ -766,17 +780,16 @@ class Optimiser {
 };
 
 // The set's placements, sorted by (task, client).
-std::vector<Placement> snapshot(const Cluster& cluster, const AssignmentDraft& draft, RackAwareTasks tasks) {
+std::vector<Placement> snapshot(const Cluster& cluster, const AssignmentDraft& draft, const RackAwareOptions& options) {
   std::vector<Placement> out;
   for (TaskIndex t = 0; t < cluster.task_count(); ++t) {
-    if (tasks == RackAwareTasks::standbys) {
+    if (options.tasks == RackAwareTasks::standbys) {
       const std::size_t first = out.size();
       for (ClientIndex c : draft.standby_slots(t))
         if (c != kNoClient) out.push_back({t, c});
       std::sort(out.begin() + static_cast<std::ptrdiff_t>(first), out.end(),
                 [](const Placement& a, const Placement& b) { return a.client < b.client; });
-    } else if (cluster.tasks[t].stateful == (tasks == RackAwareTasks::stateful_actives) &&
-               draft.active(t) != kNoClient) {
+    } else if (in_active_set(cluster.tasks[t], options) && draft.active(t) != kNoClient) {
       out.push_back({t, draft.active(t)});
     }
   }
@@ -792,7 +805,7 @@ RackAwareResult optimize_rack_aware(const Cluster& cluster, const LagModel& lags
                                   options.costs.traffic, options.costs.non_overlap));
   RackAwareResult result;
   if (options.strategy == RackAwareStrategy::none || !cluster.has_racks()) return result;
-  const std::vector<Placement> before = snapshot(cluster, draft, options.tasks);
+  const std::vector<Placement> before = snapshot(cluster, draft, options);
   if (before.empty()) return result;
   result.applied = true;
 
@@ -812,7 +825,7 @@ RackAwareResult optimize_rack_aware(const Cluster& cluster, const LagModel& lags
   }
 
   // Account against the input: cross-rack partitions before and after, and placements that moved.
-  const std::vector<Placement> after = snapshot(cluster, draft, options.tasks);
+  const std::vector<Placement> after = snapshot(cluster, draft, options);
   auto traffic = [&](const std::vector<Placement>& list) {
     std::uint64_t n = 0;
     for (const auto& p : list) n += cross_rack(cluster.tasks[p.task], cluster.clients[p.client].rack);

@@ -73,6 +73,14 @@ struct RackAwareOptions {
   RackAwareStrategy strategy = RackAwareStrategy::min_traffic;  // none: leave the draft as it is
   RackAwareCosts costs = kHighAvailabilityRackCosts;
   std::vector<std::string> tags;  // copies of logged tasks move only between clients with equal tag values
+  // false: lags are ignored (and `lags` is not read), any placement may move anywhere its set
+  // allows. Kafka's own order
+  // (high_availability) optimises before its movement step, which then restores availability;
+  // strategies that optimise a finished assignment keep the default.
+  bool respect_lags = true;
+  // Which actives form the stateful set: tasks with any store (the contract's meaning) or, as
+  // Kafka counts them, tasks with a logged store (the others join the stateless set).
+  bool stateful_means_logged = false;
 };
 
 struct RackAwareResult {

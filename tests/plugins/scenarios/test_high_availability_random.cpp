@@ -1,9 +1,14 @@
-// high_availability on 1,000 random small groups: every output is valid, has no restoring actives,
-// places every standby it can, and is the same when run twice. The seed is printed on failure.
+// high_availability and high_availability_plus on 1,000 random small groups each: every output is
+// valid, places every standby it can, is the same when run twice and has no restoring active, with
+// one exception for Kafka's own assignor: a client that reports Kafka's "unknown" offset sum (-3)
+// for a task sorts ahead of every lag in Kafka's order, so Kafka leaves that task's active on it
+// even when another client is caught up. The seed is printed on failure.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <random>
+#include <string>
+#include <vector>
 
 #include "strategy_runner.hpp"
 
@@ -75,15 +80,38 @@ RandomCase random_case(std::uint64_t seed) {
   return rc;
 }
 
-TEST(HighAvailabilityRandom, ThousandGroupsAreValidAndNeverRestore) {
+// Restoring actives (on a client that is not caught up while another is), except on a client that
+// reported -3 for the task.
+std::vector<std::string> restoring_actives(const Cluster& c, const AssignmentSettings& s, const Assignment& a,
+                                           bool except_unknown_reports) {
+  const LagModel lags(c, s);
+  std::vector<std::string> out;
+  for (const Placement& p : a.actives) {
+    if (!c.tasks[p.task].stateful || lags.caught_up(p.task, p.client) || lags.caught_up_count(p.task) == 0) continue;
+    bool unknown = false;
+    for (const OffsetSum& r : c.clients[p.client].offset_sums) unknown = unknown || (r.task == p.task && r.sum == -3);
+    if (!(unknown && except_unknown_reports)) out.push_back(to_string(c.tasks[p.task].id) + " on " + c.clients[p.client].id);
+  }
+  return out;
+}
+
+class HighAvailabilityRandom : public ::testing::TestWithParam<const char*> {};
+
+INSTANTIATE_TEST_SUITE_P(Strategies, HighAvailabilityRandom,
+                         ::testing::Values("high_availability", "high_availability_plus"));
+
+TEST_P(HighAvailabilityRandom, ThousandGroupsAreValidAndNeverRestore) {
+  const std::string strategy = GetParam();
   const std::uint64_t base = ::testing::UnitTest::GetInstance()->random_seed();
   for (std::uint64_t i = 0; i < 1000; ++i) {
     const std::uint64_t seed = base * 1000003u + i;
     SCOPED_TRACE("seed " + std::to_string(seed) + " (rerun: --gtest_random_seed=" + std::to_string(base) + ")");
     const RandomCase rc = random_case(seed);
-    const auto r = builtin_plugins().run("high_availability", rc.cluster, rc.settings);
+    const auto r = builtin_plugins().run(strategy, rc.cluster, rc.settings);
     ASSERT_TRUE(r.errors.empty()) << r.errors.front().message << "\n" << describe(rc.cluster, r.assignment);
-    ASSERT_EQ(r.metrics.restoring_actives, 0u) << describe(rc.cluster, r.assignment);
+    const bool kafka = strategy == "high_availability";
+    ASSERT_THAT(restoring_actives(rc.cluster, rc.settings, r.assignment, kafka), ::testing::IsEmpty())
+        << describe(rc.cluster, r.assignment);
     if (rc.cluster.client_count() > rc.settings.num_standby_replicas) {
       ASSERT_EQ(r.metrics.standby_shortfall, 0u) << describe(rc.cluster, r.assignment);
     }
@@ -91,7 +119,7 @@ TEST(HighAvailabilityRandom, ThousandGroupsAreValidAndNeverRestore) {
       ASSERT_TRUE(r.assignment.probing_rebalance);
     }
     if (i % 10 == 0) {
-      const auto again = builtin_plugins().run("high_availability", rc.cluster, rc.settings);
+      const auto again = builtin_plugins().run(strategy, rc.cluster, rc.settings);
       ASSERT_EQ(again.assignment, r.assignment) << "not deterministic";
     }
   }

@@ -1,0 +1,27 @@
+// high_availability_plus's packing: KIP-441 as Kafka means it, with the rough edges of Kafka's
+// implementation taken off. Shared by the high_availability_plus and min_traffic strategies.
+//
+// Where it differs from Kafka's HighAvailabilityTaskAssignor (plugins/high_availability), and why:
+//   - stateful actives are spread round the clients in task order with per-client counts in
+//     proportion to threads (highest averages), computed directly: Kafka deals them round-robin
+//     ignoring threads and then moves them pairwise only while a move does not reverse the
+//     imbalance, which can leave a client with twice the load per thread of another;
+//   - tasks whose stores are all non-logged are placed with the stateful ones (they hold state, even
+//     if there is nothing to restore it from); Kafka treats them as stateless and places them last;
+//   - standbys are evened out from the most to the least loaded client (SDK balance_standbys), not by
+//     Kafka's passes in client-id order, which stop at a higher spread;
+//   - movements are planned by the SDK (plan_warmups): most constrained task first, and a standby
+//     falls back only to a client strictly more caught up than its holder (Kafka also takes one with
+//     the same lag and a lower id, a move that gains nothing and costs a warmup).
+#pragma once
+
+#include <assignor/strategy.hpp>
+#include <assignor/warmups.hpp>
+
+namespace assignor::ha_plus {
+
+// Fills `draft` (made for in.cluster with in.settings.num_standby_replicas) with actives, standbys,
+// warmups and stateless tasks; the plan says whether a probing rebalance is needed.
+WarmupPlan pack(const AssignmentInput& in, AssignmentDraft& draft);
+
+}  // namespace assignor::ha_plus

@@ -1,0 +1,121 @@
+// The five places where Kafka's HighAvailabilityTaskAssignor answers differently from a "cleaner"
+// KIP-441 assignor (shared/kafka-golden/README.md kinds A-E, plus Kafka's unknown offset sum),
+// each on a group small enough to work out by hand from Kafka's rules. high_availability must give
+// Kafka's answer; high_availability_plus gives the improved one, and each test says which and why.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "cluster_builder.hpp"
+#include "strategy_runner.hpp"
+
+namespace assignor {
+namespace {
+
+using testing::actives_of;
+using testing::active_client_of;
+using testing::builtin_plugins;
+using testing::ClusterBuilder;
+using testing::describe;
+using testing::standbys_of;
+using testing::warmups_of;
+using ::testing::ElementsAre;
+using ::testing::IsEmpty;
+
+testing::RunResult run(const char* strategy, const Cluster& c, const AssignmentSettings& s) {
+  auto r = builtin_plugins().run(strategy, c, s);
+  EXPECT_THAT(r.errors, IsEmpty()) << strategy << "\n" << describe(c, r.assignment);
+  return r;
+}
+
+// Kind B: Kafka deals stateful tasks round-robin ignoring threads, then moves one only if that does
+// not reverse the imbalance: 1/1 against 0/2 would become 0/1 against 1/2, so the task stays on the
+// one-thread client. Thread-proportional quotas give it to the two-thread client.
+TEST(HighAvailabilityLikeKafka, OneTaskStaysOnTheFirstClientWhateverTheThreads) {
+  const Cluster c = ClusterBuilder().stateful("0_0", 100).client("c1", 1).client("c2", 2).build();
+  EXPECT_EQ(active_client_of(c, run("high_availability", c, {}).assignment, "0_0"), "c1");
+  EXPECT_EQ(active_client_of(c, run("high_availability_plus", c, {}).assignment, "0_0"), "c2");
+}
+
+// Kind A: a task whose stores are all non-logged has no changelog, so Kafka counts it stateless: the
+// logged tasks are dealt first (1_0 -> a, 1_1 -> b), then 0_0 goes to the lowest active load, a by
+// id. Dealt with the stateful tasks in task order it would take a's first slot instead.
+TEST(HighAvailabilityLikeKafka, NonLoggedTasksArePlacedWithTheStatelessOnes) {
+  const Cluster c =
+      ClusterBuilder().nonlogged("0_0").stateful("1_0", 1000).stateful("1_1", 1000).client("a").client("b").build();
+  const auto kafka = run("high_availability", c, {});
+  EXPECT_THAT(actives_of(c, kafka.assignment, "a"), ElementsAre("0_0", "1_0"));
+  EXPECT_THAT(actives_of(c, kafka.assignment, "b"), ElementsAre("1_1"));
+  const auto plus = run("high_availability_plus", c, {});
+  EXPECT_THAT(actives_of(c, plus.assignment, "a"), ElementsAre("0_0", "1_1"));
+  EXPECT_THAT(actives_of(c, plus.assignment, "b"), ElementsAre("1_0"));
+}
+
+// Kind D: movements are served fewest caught-up clients first. 0_1 (only c caught up) is served
+// before 0_0 (b and c caught up) and takes the one warmup; then 0_0 goes to the least loaded of b
+// and c, tied at one task each, so b by id, with no warmup left for a.
+TEST(HighAvailabilityLikeKafka, ScarcelyCaughtUpTasksAreServedFirst) {
+  const Cluster c = ClusterBuilder()
+                        .stateful("0_0", 100000)
+                        .stateful("0_1", 100000)
+                        .client("a")
+                        .client("b").offsets({{"0_0", -2}})
+                        .client("c").offsets({{"0_0", 95000}, {"0_1", -2}})
+                        .build();
+  AssignmentSettings s;
+  s.max_warmup_replicas = 1;
+  for (const char* strategy : {"high_availability", "high_availability_plus"}) {
+    const auto r = run(strategy, c, s);
+    EXPECT_THAT(actives_of(c, r.assignment, "a"), IsEmpty()) << strategy;
+    EXPECT_THAT(actives_of(c, r.assignment, "b"), ElementsAre("0_0")) << strategy;
+    EXPECT_THAT(warmups_of(c, r.assignment, "b"), ElementsAre("0_1")) << strategy;
+    EXPECT_THAT(actives_of(c, r.assignment, "c"), ElementsAre("0_1")) << strategy;
+    EXPECT_TRUE(r.assignment.probing_rebalance) << strategy;
+  }
+}
+
+// Kind E: the standby of 0_0 lands on c, which has no state for it; a (caught up) runs the active.
+// Kafka then looks for a more caught-up home in lag order, then id: b has the same lag as c but a
+// lower id, so Kafka moves the standby to b and keeps c's copy as a warmup (a move that gains
+// nothing). A strictly-more-caught-up rule leaves the standby on c and needs no probing rebalance.
+TEST(HighAvailabilityLikeKafka, StandbyFallsBackToAClientWithTheSameLagAndALowerId) {
+  const Cluster c = ClusterBuilder()
+                        .stateful("0_0", 100000)
+                        .stateful("1_0", 100000)
+                        .client("a").offsets({{"0_0", -2}})
+                        .client("b").offsets({{"1_0", -2}})
+                        .client("c")
+                        .build();
+  AssignmentSettings s;
+  s.num_standby_replicas = 1;
+  const auto kafka = run("high_availability", c, s);
+  EXPECT_THAT(actives_of(c, kafka.assignment, "a"), ElementsAre("0_0")) << describe(c, kafka.assignment);
+  EXPECT_THAT(standbys_of(c, kafka.assignment, "a"), ElementsAre("1_0"));
+  EXPECT_THAT(actives_of(c, kafka.assignment, "b"), ElementsAre("1_0"));
+  EXPECT_THAT(standbys_of(c, kafka.assignment, "b"), ElementsAre("0_0"));
+  EXPECT_THAT(warmups_of(c, kafka.assignment, "c"), ElementsAre("0_0"));
+  EXPECT_TRUE(kafka.assignment.probing_rebalance);
+  const auto plus = run("high_availability_plus", c, s);
+  EXPECT_THAT(warmups_of(c, plus.assignment, "c"), IsEmpty()) << describe(c, plus.assignment);
+}
+
+// Kafka's unknown offset sum (-3, sent by clients older than 2.6) is a lag of -3, which sorts ahead
+// of every other lag: the client reporting it looks most caught up, so its active is never moved
+// even to a client running the task. The contract reads -3 as suspect state (lag = end-offset sum),
+// so high_availability_plus moves the active to the running client and warms a up.
+TEST(HighAvailabilityLikeKafka, UnknownOffsetSumSortsAheadOfEveryLag) {
+  const Cluster c = ClusterBuilder()
+                        .stateful("0_0", 100000)
+                        .client("a").offsets({{"0_0", -3}})
+                        .client("b").offsets({{"0_0", -2}})
+                        .build();
+  const auto kafka = run("high_availability", c, {});
+  EXPECT_EQ(active_client_of(c, kafka.assignment, "0_0"), "a");
+  EXPECT_FALSE(kafka.assignment.probing_rebalance);
+  const auto plus = run("high_availability_plus", c, {});
+  EXPECT_EQ(active_client_of(c, plus.assignment, "0_0"), "b");
+  EXPECT_THAT(warmups_of(c, plus.assignment, "a"), ElementsAre("0_0"));
+  EXPECT_TRUE(plus.assignment.probing_rebalance);
+}
+
+}  // namespace
+}  // namespace assignor
