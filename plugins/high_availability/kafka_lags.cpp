@@ -41,7 +41,10 @@ KafkaLags::KafkaLags(const Cluster& cluster, std::int64_t acceptable_recovery_la
   for (TaskIndex t = 0; t < n; ++t) {
     auto first = by_lag_.begin() + offsets_[t];
     auto last = by_lag_.begin() + offsets_[t + 1];
-    std::stable_sort(first, last, [](const Entry& a, const Entry& b) { return a.lag < b.lag; });
+    if (last - first > 1)  // (lag, client): entries arrive in client order, so this is a stable sort by lag
+      std::sort(first, last, [](const Entry& a, const Entry& b) {
+        return a.lag != b.lag ? a.lag < b.lag : a.client < b.client;
+      });
     for (auto it = first; it != last; ++it) stored_caught_[t] += caught_up_lag(it->lag) ? 1 : 0;
   }
 }

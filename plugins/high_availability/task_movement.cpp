@@ -16,12 +16,28 @@ struct Movement {
 
 // Kafka's movement queue, a java.util.PriorityQueue ordered by (caught-up clients, task): the
 // movements in the order Kafka polls them. Movements that compare equal (standby copies of one task
-// on clients that are equally short of caught-up peers) come out in the order of the queue's binary
-// heap, so this replays its sift-up on offer and sift-down on poll exactly.
-std::vector<Movement> in_poll_order(std::vector<Movement> heap) {
+// on several clients) come out in the order of the queue's binary heap, so when there are any this
+// replays its sift-up on offer and sift-down on poll exactly; otherwise the poll order is simply
+// the sorted order.
+std::vector<Movement> in_poll_order(std::vector<Movement> heap, std::size_t tasks, std::size_t clients) {
   auto greater = [](const Movement& a, const Movement& b) {  // comparator(a, b) > 0
     return a.caught_up != b.caught_up ? a.caught_up > b.caught_up : a.task > b.task;
   };
+  // One movement per task (always for actives): sorted order, by two stable counting sorts (by
+  // task, then by caught-up count), O(movements + tasks + clients).
+  std::vector<std::uint32_t> per_task(tasks + 1, 0);
+  bool unique = true;
+  for (const Movement& m : heap) unique = unique && ++per_task[m.task + 1] == 1;
+  if (unique) {
+    std::vector<Movement> by_task(heap.size());
+    for (std::size_t t = 0; t < tasks; ++t) per_task[t + 1] += per_task[t];
+    for (const Movement& m : heap) by_task[per_task[m.task]] = m;
+    std::vector<std::size_t> next(clients + 2, 0);
+    for (const Movement& m : by_task) ++next[m.caught_up + 1];
+    for (std::size_t c = 0; c + 1 < next.size(); ++c) next[c + 1] += next[c];
+    for (const Movement& m : by_task) heap[next[m.caught_up]++] = m;
+    return heap;
+  }
   for (std::size_t k = 0; k < heap.size(); ++k) {  // offer(heap[k]): sift up while the parent is greater
     const Movement x = heap[k];
     std::size_t i = k;
@@ -88,7 +104,7 @@ Movements assign_task_movements(const Cluster& cluster, const KafkaLags& lags, A
     for (TaskIndex t : actives[c])
       if (is_logged(t) && needs_movement(lags, t, c)) active_queue.push_back({lags.caught_up_count(t), t, c});
   result.active = active_queue.size();
-  for (const Movement& m : in_poll_order(std::move(active_queue))) {
+  for (const Movement& m : in_poll_order(std::move(active_queue), cluster.task_count(), cluster.client_count())) {
     const TaskIndex t = m.task;
     const ClientIndex dest = m.destination;
     ClientIndex source =
@@ -112,7 +128,7 @@ Movements assign_task_movements(const Cluster& cluster, const KafkaLags& lags, A
   for (ClientIndex c = 0; c < standbys.size(); ++c)
     for (TaskIndex t : standbys[c])
       if (needs_movement(lags, t, c)) standby_queue.push_back({lags.caught_up_count(t), t, c});
-  for (const Movement& m : in_poll_order(std::move(standby_queue))) {
+  for (const Movement& m : in_poll_order(std::move(standby_queue), cluster.task_count(), cluster.client_count())) {
     const TaskIndex t = m.task;
     const ClientIndex dest = m.destination;
     auto eligible = [&](ClientIndex c) { return !draft.holds(t, c); };

@@ -9,10 +9,24 @@ void Assignment::normalize() {
   auto by_client_task = [](const Placement& a, const Placement& b) {
     return a.client != b.client ? a.client < b.client : a.task < b.task;
   };
-  std::sort(actives.begin(), actives.end(), by_client_task);
-  std::sort(standbys.begin(), standbys.end(), by_client_task);
-  std::sort(warmups.begin(), warmups.end(), by_client_task);
+  for (auto* list : {&actives, &standbys, &warmups})
+    if (!std::is_sorted(list->begin(), list->end(), by_client_task)) std::sort(list->begin(), list->end(), by_client_task);
 }
+
+namespace {
+
+// Placements listed in task order, regrouped by client (a stable counting sort, O(n + clients)):
+// the canonical (client, task) order without a comparison sort.
+void group_by_client(std::vector<Placement>& list, std::size_t clients) {
+  std::vector<std::size_t> next(clients + 1, 0);
+  for (const Placement& p : list) ++next[p.client + 1];
+  for (std::size_t c = 0; c < clients; ++c) next[c + 1] += next[c];
+  std::vector<Placement> grouped(list.size());
+  for (const Placement& p : list) grouped[next[p.client]++] = p;
+  list.swap(grouped);
+}
+
+}  // namespace
 
 AssignmentDraft::AssignmentDraft(const Cluster& cluster, std::uint32_t standbys_per_task)
     : standbys_per_task_(standbys_per_task),
@@ -138,7 +152,7 @@ Assignment AssignmentDraft::finish(bool probing_rebalance) const {
   for (std::size_t i = 0; i < warmup_.size(); ++i)
     if (warmup_[i] != kNoClient)
       out.warmups.push_back({static_cast<TaskIndex>(i / warmups_per_task_), warmup_[i]});
-  out.normalize();
+  for (auto* list : {&out.actives, &out.standbys, &out.warmups}) group_by_client(*list, threads_.size());
   return out;
 }
 

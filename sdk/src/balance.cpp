@@ -1,5 +1,6 @@
 #include "assignor/balance.hpp"
 
+#include <algorithm>
 #include <queue>
 
 namespace assignor {
@@ -15,9 +16,9 @@ bool LoadQueue::ByLoad::operator()(ClientIndex a, ClientIndex b) const noexcept 
 }
 
 void LoadQueue::add(ClientIndex c, std::int64_t delta) {
-  order_.erase(c);
+  auto node = order_.extract(c);  // re-keyed and re-inserted without freeing and allocating a node
   counts_[c] = static_cast<std::uint32_t>(static_cast<std::int64_t>(counts_[c]) + delta);
-  order_.insert(c);
+  order_.insert(std::move(node));
 }
 
 std::vector<std::uint32_t> client_threads(const Cluster& cluster) {
@@ -82,23 +83,75 @@ void spread_stateful_actives_round_robin(const Cluster& cluster, AssignmentDraft
   }
 }
 
+namespace {
+
+// Clients in a binary heap by (count / threads, index), the least loaded on top: for loops that
+// only ever take the least loaded client (or the least loaded of those passing a check) and give
+// it one more task. Cheaper than LoadQueue's ordered set when sorted iteration is not needed.
+class LeastLoadedHeap {
+ public:
+  LeastLoadedHeap(const AssignmentDraft& draft, std::vector<std::uint32_t> counts)
+      : draft_(draft), counts_(std::move(counts)), heap_(counts_.size()) {
+    for (ClientIndex c = 0; c < heap_.size(); ++c) heap_[c] = c;
+    std::make_heap(heap_.begin(), heap_.end(), later());
+  }
+
+  // The least-loaded client satisfying `ok` gets one more task; kNoClient (and no change) if none.
+  template <class Pred>
+  ClientIndex add_to_least_where(Pred&& ok) {
+    std::size_t skipped = 0;  // clients failing `ok`, parked at the end of the vector
+    ClientIndex chosen = kNoClient;
+    while (skipped < heap_.size()) {
+      std::pop_heap(heap_.begin(), heap_.end() - static_cast<std::ptrdiff_t>(skipped), later());
+      const ClientIndex c = heap_[heap_.size() - 1 - skipped];
+      if (ok(c)) {
+        chosen = c;
+        ++counts_[c];
+        break;
+      }
+      ++skipped;
+    }
+    // Back into the heap: the chosen client (if any) and the skipped ones.
+    const std::size_t out = skipped + (chosen != kNoClient ? 1 : 0);
+    for (std::size_t i = heap_.size() - out; i < heap_.size(); ++i)
+      std::push_heap(heap_.begin(), heap_.begin() + static_cast<std::ptrdiff_t>(i) + 1, later());
+    return chosen;
+  }
+
+ private:
+  // std heaps keep the greatest on top: "greater" means later in (load, index) order.
+  struct Later {
+    const LeastLoadedHeap* heap;
+    bool operator()(ClientIndex a, ClientIndex b) const noexcept {
+      const int cmp = compare_load(heap->counts_[a], heap->draft_.threads(a), heap->counts_[b], heap->draft_.threads(b));
+      return cmp != 0 ? cmp > 0 : a > b;
+    }
+  };
+  Later later() const noexcept { return Later{this}; }
+
+  const AssignmentDraft& draft_;
+  std::vector<std::uint32_t> counts_;
+  std::vector<ClientIndex> heap_;
+};
+
+}  // namespace
+
 std::uint64_t place_standbys_least_loaded(const Cluster& cluster, AssignmentDraft& draft) {
   const std::uint32_t k = draft.standbys_per_task();
-  if (k == 0) return 0;
+  if (k == 0 || cluster.client_count() == 0) return 0;
   std::vector<std::uint32_t> counts(cluster.client_count());
   for (ClientIndex c = 0; c < cluster.client_count(); ++c) counts[c] = draft.total_count(c);
-  LoadQueue queue(client_threads(cluster), std::move(counts));
+  LeastLoadedHeap heap(draft, std::move(counts));
   std::uint64_t shortfall = 0;
   for (TaskIndex t = 0; t < cluster.task_count(); ++t) {
     if (!cluster.tasks[t].has_logged_store) continue;
     for (std::uint32_t placed = draft.standby_count(t); placed < k; ++placed) {
-      const ClientIndex c = queue.least_where([&](ClientIndex x) { return !draft.holds(t, x); });
+      const ClientIndex c = heap.add_to_least_where([&](ClientIndex x) { return !draft.holds(t, x); });
       if (c == kNoClient) {
         shortfall += k - placed;
         break;
       }
       draft.add_standby(t, c);
-      queue.add(c, 1);
     }
   }
   return shortfall;
@@ -166,12 +219,8 @@ void fill_by_active_load(const Cluster& cluster, AssignmentDraft& draft, std::sp
   if (cluster.client_count() == 0 || tasks.empty()) return;
   std::vector<std::uint32_t> counts(cluster.client_count());
   for (ClientIndex c = 0; c < cluster.client_count(); ++c) counts[c] = draft.active_count(c);
-  LoadQueue queue(client_threads(cluster), std::move(counts));
-  for (TaskIndex t : tasks) {
-    const ClientIndex c = queue.least();
-    draft.set_active(t, c);
-    queue.add(c, 1);
-  }
+  LeastLoadedHeap heap(draft, std::move(counts));
+  for (TaskIndex t : tasks) draft.set_active(t, heap.add_to_least_where([](ClientIndex) { return true; }));
 }
 
 }  // namespace assignor

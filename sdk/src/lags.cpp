@@ -75,12 +75,12 @@ LagModel::LagModel(const Cluster& cluster, const AssignmentSettings& settings)
       if (lag.kind == LagKind::known && lag.offsets <= acceptable_) return 1;
       return 2;
     };
-    std::stable_sort(scratch.begin(), scratch.end(), [&](const Entry& a, const Entry& b) {
+    std::sort(scratch.begin(), scratch.end(), [&](const Entry& a, const Entry& b) {
       const int ca = rank_class(a.lag);
       const int cb = rank_class(b.lag);
       if (ca != cb) return ca < cb;
       if (ca == 2 && a.lag.offsets != b.lag.offsets) return a.lag.offsets < b.lag.offsets;
-      return a.client < b.client;
+      return a.client < b.client;  // a total order: no need for a (buffer-allocating) stable sort
     });
     std::uint32_t caught = 0;
     for (std::size_t i = 0; i < scratch.size(); ++i) {
