@@ -1,7 +1,8 @@
 // high_availability_plus: KIP-441 high availability, ours: Kafka's HighAvailabilityTaskAssignor with
 // capacity-proportional quotas, non-logged stateful tasks placed with the stateful ones, standbys
-// evened out from the most loaded client, and strict-lag movements (packing.hpp says each difference
-// and why). The result is as available as Kafka's (never a restoring active, warmups within
+// evened out from the most loaded client, strict-lag movements, and history kept where Kafka
+// ignores it (packing.hpp says each difference and why). Parameter `keep_history` (default true):
+// false chooses standby holders and interim active owners by load alone, as Kafka does. The result is as available as Kafka's (never a restoring active, warmups within
 // max_warmup_replicas, probing while a move is pending) and at least as balanced.
 //
 // With rack_aware.strategy set (and racks known), the SDK's rack-aware optimiser (KIP-925) then
@@ -18,14 +19,20 @@ using namespace assignor;
 
 class HighAvailabilityPlus final : public Strategy {
  public:
-  explicit HighAvailabilityPlus(const StrategyParams& params) { params.reject_unknown({}); }
+  explicit HighAvailabilityPlus(const StrategyParams& params) {
+    params.reject_unknown({"keep_history"});
+    options_.keep_history = params.get_bool("keep_history", true);
+  }
 
   Assignment assign(const AssignmentInput& in) override {
     AssignmentDraft draft(in.cluster, in.settings.num_standby_replicas);
-    const WarmupPlan plan = ha_plus::pack(in, draft);
+    const WarmupPlan plan = ha_plus::pack(in, draft, options_);
     apply_rack_awareness(in.cluster, in.settings, in.lags, draft, kHighAvailabilityRackCosts);
     return draft.finish(plan.probing_rebalance_needed());
   }
+
+ private:
+  ha_plus::PackOptions options_;
 };
 
 }  // namespace

@@ -1,27 +1,32 @@
 #include "packing.hpp"
 
 #include <assignor/balance.hpp>
+#include <assignor/sticky.hpp>
 #include <assignor/tag_standbys.hpp>
 
 namespace assignor::ha_plus {
 
-WarmupPlan pack(const AssignmentInput& in, AssignmentDraft& draft) {
+WarmupPlan pack(const AssignmentInput& in, AssignmentDraft& draft, const PackOptions& options) {
   const Cluster& cluster = in.cluster;
   if (cluster.client_count() == 0) return {};
   // 1. Stateful actives (any store), ignoring history, in proportion to threads.
   spread_stateful_actives_round_robin(cluster, draft);
-  // 2. Standbys of every logged task, least loaded first, then evened out (within equal tags when
-  //    rack_aware.tags spreads them, KIP-708).
+  // 2. Standbys of every logged task: previous holders first (keep_history), then the least loaded;
+  //    then evened out (within equal tags when rack_aware.tags spreads them, KIP-708).
   const auto& tags = in.settings.rack_aware.tags;
-  if (tags.empty()) {
+  if (!tags.empty()) {
+    place_standbys_tag_aware(cluster, tags, draft, {.prefer_previous_holders = options.keep_history});
+    balance_standbys_within_tags(cluster, tags, draft);
+  } else if (options.keep_history) {
+    place_sticky_standbys(cluster, draft);
+  } else {
     place_standbys_least_loaded(cluster, draft);
     balance_standbys(cluster, draft);
-  } else {
-    place_standbys_tag_aware(cluster, tags, draft);
-    balance_standbys_within_tags(cluster, tags, draft);
   }
-  // 3. Keep every stateful active on a caught-up client while its target warms up.
-  const WarmupPlan plan = plan_warmups(cluster, in.settings, in.lags, draft);
+  // 3. Keep every stateful active on a caught-up client while its target warms up: the one running
+  //    it now when it can (keep_history).
+  const WarmupPlan plan =
+      plan_warmups(cluster, in.settings, in.lags, draft, {.keep_on_current_owner = options.keep_history});
   // 4. Stateless tasks by active load.
   fill_stateless_by_active_load(cluster, draft);
   return plan;

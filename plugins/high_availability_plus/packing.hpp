@@ -12,7 +12,14 @@
 //     Kafka's passes in client-id order, which stop at a higher spread;
 //   - movements are planned by the SDK (plan_warmups): most constrained task first, and a standby
 //     falls back only to a client strictly more caught up than its holder (Kafka also takes one with
-//     the same lag and a lower id, a move that gains nothing and costs a warmup).
+//     the same lag and a lower id, a move that gains nothing and costs a warmup);
+//   - with keep_history (the default), history counts where Kafka ignores it: an active that cannot
+//     go to its target yet stays on the client running it now when that client is caught up (Kafka
+//     hands it to the least-loaded caught-up client, often another one), and standbys stay with
+//     their previous holders under a balanced quota (sticky.hpp) before the least-loaded rule, so
+//     the caught-up copies that movements swap with are the same from one rebalance to the next.
+//     On the generated scale-out, scale-in and rolling-restart groups this halves the probing
+//     rounds to convergence (docs/strategies.md).
 #pragma once
 
 #include <assignor/strategy.hpp>
@@ -20,8 +27,12 @@
 
 namespace assignor::ha_plus {
 
+struct PackOptions {
+  bool keep_history = true;  // false: standbys least loaded, movements to the least-loaded caught-up client
+};
+
 // Fills `draft` (made for in.cluster with in.settings.num_standby_replicas) with actives, standbys,
 // warmups and stateless tasks; the plan says whether a probing rebalance is needed.
-WarmupPlan pack(const AssignmentInput& in, AssignmentDraft& draft);
+WarmupPlan pack(const AssignmentInput& in, AssignmentDraft& draft, const PackOptions& options = {});
 
 }  // namespace assignor::ha_plus

@@ -75,6 +75,20 @@ WarmupPlan plan_warmups(const Cluster& cluster, const AssignmentSettings& settin
   for (const Movement& m : movements) {
     const TaskIndex t = m.task;
     const ClientIndex target = draft.active(t);
+    if (options.keep_on_current_owner) {
+      const ClientIndex owner = cluster.previous_active_owner()[t];
+      const Role role = owner != kNoClient && owner != target ? draft.role(t, owner) : Role::active;
+      if ((role == Role::none || role == Role::standby) && lags.caught_up(t, owner)) {
+        if (role == Role::standby) {
+          draft.swap_roles(t, owner, target);
+        } else {
+          draft.set_active(t, owner);
+          take_warmup(t, target);
+        }
+        ++plan.active_movements;
+        continue;
+      }
+    }
     const auto caught_up = lags.caught_up_clients(t);
     // a. A caught-up standby holder swaps roles with the target: no warmup spent.
     ClientIndex source = least_loaded(draft, caught_up, [&](ClientIndex c) {

@@ -22,6 +22,11 @@ namespace assignor {
 
 struct WarmupPlanOptions {
   bool move_standbys = true;  // also move standbys off not-caught-up clients (Kafka's HA does)
+  // Before a/b/c: when the task's previous active owner is caught up (it normally runs the task),
+  // the active stays there (swapping roles if the owner holds a standby of it) and the target warms
+  // up. Kafka instead gives it to the least-loaded caught-up client, often another one: a move that
+  // brings the task no closer to its target.
+  bool keep_on_current_owner = false;
 };
 
 struct WarmupPlan {

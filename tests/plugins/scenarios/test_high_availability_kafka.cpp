@@ -117,5 +117,29 @@ TEST(HighAvailabilityLikeKafka, UnknownOffsetSumSortsAheadOfEveryLag) {
   EXPECT_TRUE(plus.assignment.probing_rebalance);
 }
 
+// Kafka ignores history when it keeps an active available: 0_0 is dealt to a (no state), and Kafka
+// gives it to the least-loaded caught-up client, c (b runs 1_0 too), moving it off b, which runs it
+// now. high_availability_plus leaves it on b while a warms up: no move that brings the task no
+// closer to its target. Both warm a up and probe.
+TEST(HighAvailabilityLikeKafka, KafkaMovesAnActiveBetweenTwoCaughtUpClients) {
+  const Cluster c = ClusterBuilder()
+                        .stateful("0_0", 100000)
+                        .stateful("1_0", 100000)
+                        .client("a")
+                        .client("b").previous_active({"0_0"}).offsets({{"0_0", -2}})
+                        .client("c").offsets({{"0_0", 100000}})
+                        .build();
+  const auto kafka = run("high_availability", c, {});
+  EXPECT_EQ(active_client_of(c, kafka.assignment, "0_0"), "c") << describe(c, kafka.assignment);
+  EXPECT_EQ(kafka.metrics.active_moves, 1u);
+  const auto plus = run("high_availability_plus", c, {});
+  EXPECT_EQ(active_client_of(c, plus.assignment, "0_0"), "b") << describe(c, plus.assignment);
+  EXPECT_EQ(plus.metrics.active_moves, 0u);
+  for (const auto* r : {&kafka, &plus}) {
+    EXPECT_THAT(warmups_of(c, r->assignment, "a"), ElementsAre("0_0"));
+    EXPECT_TRUE(r->assignment.probing_rebalance);
+  }
+}
+
 }  // namespace
 }  // namespace assignor
