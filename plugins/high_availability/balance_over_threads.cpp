@@ -72,7 +72,7 @@ TasksByClient tasks_by_client(const AssignmentDraft& draft, BalancedRole role) {
 }
 
 std::uint64_t balance_tasks_over_threads(AssignmentDraft& draft, BalancedRole role, TasksByClient& tasks,
-                                         std::span<const std::uint32_t> group) {
+                                         const MovePredicate& allowed) {
   const auto n = static_cast<ClientIndex>(draft.client_count());
   ReceiveLoadTree tree(draft);
   auto should_move = [&](ClientIndex s, ClientIndex d) {
@@ -101,7 +101,7 @@ std::uint64_t balance_tasks_over_threads(AssignmentDraft& draft, BalancedRole ro
         const ClientIndex d = tree.first_at_most(from, draft.total_count(s) - 1ull, draft.threads(s));
         if (d == kNoClient) break;
         from = d + 1;
-        if (!group.empty() && group[s] != group[d]) continue;
+        if (allowed && !allowed(s, d)) continue;
         auto& list = tasks[s];
         for (std::size_t i = 0; i < list.size() && should_move(s, d);) {
           const TaskIndex t = list[i];

@@ -17,7 +17,7 @@
 #include <assignor/assignment.hpp>
 
 #include <cstdint>
-#include <span>
+#include <functional>
 #include <vector>
 
 namespace assignor::kafka {
@@ -30,10 +30,13 @@ enum class BalancedRole : std::uint8_t { active, standby };
 // The draft's tasks of one role, per client, each list in task order.
 TasksByClient tasks_by_client(const AssignmentDraft& draft, BalancedRole role);
 
+// May a task move from `source` to `destination`? (Kafka's standby assignor's
+// isAllowedTaskMovement; empty: always.)
+using MovePredicate = std::function<bool(ClientIndex source, ClientIndex destination)>;
+
 // Balances `role` over the clients like Kafka; `tasks` must be tasks_by_client(draft, role) and is
-// kept up to date. With `group` (one value per client) a task only moves between clients of the
-// same group: the tag-aware standby assignor's isAllowedTaskMovement. Returns the number of moves.
+// kept up to date. Returns the number of moves.
 std::uint64_t balance_tasks_over_threads(AssignmentDraft& draft, BalancedRole role, TasksByClient& tasks,
-                                         std::span<const std::uint32_t> group = {});
+                                         const MovePredicate& allowed = {});
 
 }  // namespace assignor::kafka

@@ -26,7 +26,6 @@
 #include <assignor/rack_aware.hpp>
 #include <assignor/tag_standbys.hpp>
 
-#include <map>
 #include <string>
 #include <vector>
 
@@ -50,40 +49,37 @@ void deal_round_robin(const Cluster& cluster, AssignmentDraft& draft) {
   }
 }
 
-// Clients with equal values of every tag key share a group number (isAllowedTaskMovement).
-std::vector<std::uint32_t> tag_groups(const Cluster& cluster, const std::vector<std::string>& keys) {
-  std::map<std::vector<std::string>, std::uint32_t> ids;
-  std::vector<std::uint32_t> group(cluster.client_count());
-  for (ClientIndex c = 0; c < cluster.client_count(); ++c) {
-    std::vector<std::string> values;
-    for (const auto& key : keys) {
-      auto it = cluster.clients[c].tags.find(key);
-      values.push_back(it == cluster.clients[c].tags.end() ? std::string() : it->second);
-    }
-    group[c] = ids.emplace(std::move(values), static_cast<std::uint32_t>(ids.size())).first->second;
+// The tag-aware standby assignor's isAllowedTaskMovement: every tag of the source has the same value
+// on the destination.
+bool same_tags(const Cluster& cluster, ClientIndex source, ClientIndex destination) {
+  const auto& to = cluster.clients[destination].tags;
+  for (const auto& [key, value] : cluster.clients[source].tags) {
+    auto it = to.find(key);
+    if (it == to.end() || it->second != value) return false;
   }
-  return group;
+  return true;
 }
 
-// Kafka's RackAwareTaskAssignor.canEnableRackAwareAssignor: a strategy is set, every client has a
-// rack and every partition of every task has replica racks. Otherwise rack awareness is off, and
+// What Kafka's RackAwareTaskAssignor.canEnableRackAwareAssignor would find missing: a client
+// without a rack, a task without partitions, a partition without replica racks ("" if none).
+std::string missing_rack_information(const Cluster& cluster) {
+  for (const Client& c : cluster.clients)
+    if (c.rack == kNoRack) return "client '" + c.id + "' has no rack";
+  for (const Task& task : cluster.tasks) {
+    if (task.partitions.empty()) return "task " + to_string(task.id) + " lists no partitions";
+    for (const PartitionRef& p : task.partitions)
+      if (p.racks.empty())
+        return "partition " + p.topic + "-" + std::to_string(p.partition) + " of task " + to_string(task.id) +
+               " has no replica racks";
+  }
+  return {};
+}
+
+// Rack awareness is on when a strategy is set and nothing is missing; otherwise it is off, and
 // says why once per assignment.
 bool rack_awareness_enabled(const Cluster& cluster, const RackAwareSettings& settings) {
   if (settings.strategy == RackAwareStrategy::none) return false;
-  std::string why;
-  for (const Client& c : cluster.clients)
-    if (c.rack == kNoRack) {
-      why = "client '" + c.id + "' has no rack";
-      break;
-    }
-  for (std::size_t t = 0; t < cluster.task_count() && why.empty(); ++t) {
-    const Task& task = cluster.tasks[t];
-    if (task.partitions.empty()) why = "task " + to_string(task.id) + " lists no partitions";
-    for (const PartitionRef& p : task.partitions)
-      if (p.racks.empty() && why.empty())
-        why = "partition " + p.topic + "-" + std::to_string(p.partition) + " of task " + to_string(task.id) +
-              " has no replica racks";
-  }
+  const std::string why = missing_rack_information(cluster);
   if (why.empty()) return true;
   log().warn("high_availability: rack awareness is off although rack_aware.strategy is set: {} (Kafka "
              "enables it only when every client and every partition has rack information)",
@@ -125,15 +121,15 @@ class HighAvailability final : public Strategy {
 
     if (settings.num_standby_replicas > 0) {
       const auto& tags = settings.rack_aware.tags;
-      std::vector<std::uint32_t> groups;
+      kafka::MovePredicate allowed;
       if (tags.empty()) {
         place_standbys_least_loaded(cluster, draft);
       } else {
         place_standbys_tag_aware(cluster, tags, draft);
-        groups = tag_groups(cluster, tags);
+        allowed = [&](ClientIndex s, ClientIndex d) { return same_tags(cluster, s, d); };
       }
       kafka::TasksByClient standbys = kafka::tasks_by_client(draft, BalancedRole::standby);
-      kafka::balance_tasks_over_threads(draft, BalancedRole::standby, standbys, groups);
+      kafka::balance_tasks_over_threads(draft, BalancedRole::standby, standbys, allowed);
       if (racks) optimize_racks(cluster, settings, draft, RackAwareTasks::standbys, costs);
     }
 
