@@ -19,6 +19,7 @@ Command add_assign(CLI::App& parent, const Globals& globals) {
   app->add_option("--output", o->output, "Write the result here instead of stdout");
   app->add_option("--format", o->format, "Output format (default json)")->check(CLI::IsMember({"json", "table"}));
   return {app, [o, &globals] {
+            refuse_overwriting_inputs({{"--output", o->output}}, {{"--config", o->config}, {"--cluster", o->cluster}});
             const host::Config config = host::read_config_file(o->config);
             apply_log_level(globals, &config);
             const Cluster cluster = host::read_cluster_file(o->cluster, config.input_limits);

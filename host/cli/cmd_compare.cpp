@@ -62,6 +62,9 @@ Command add_compare(CLI::App& parent, const Globals& globals) {
             const std::vector<host::CompareScenario> scenarios =
                 o->cluster.empty() ? host::scenarios_in_directory(o->scenarios)
                                    : std::vector<host::CompareScenario>{host::scenario_from_file(o->cluster)};
+            NamedPaths inputs{{"--config", o->config}};
+            for (const auto& s : scenarios) inputs.push_back({o->cluster.empty() ? "--scenarios" : "--cluster", s.source});
+            refuse_overwriting_inputs({{"--output", o->output}, {"--report", o->report}}, inputs);
 
             host::ProgressLine progress(std::cerr, isatty(STDERR_FILENO) != 0);
             host::CompareOptions options;

@@ -28,7 +28,7 @@ Command add_plugins(CLI::App& parent, const Globals& globals) {
               for (const auto& p : registry.plugins())
                 list.push_back({{"name", p.name}, {"version", p.version}, {"api_version", p.api_version},
                                 {"path", p.path.string()}, {"description", p.description}});
-              std::cout << list.dump(2) << "\n";
+              write_output(list.dump(2) + "\n", "");
               return static_cast<int>(kOk);
             }
             std::size_t name_w = 4, version_w = 7;
@@ -36,13 +36,14 @@ Command add_plugins(CLI::App& parent, const Globals& globals) {
               name_w = std::max(name_w, p.name.size());
               version_w = std::max(version_w, p.version.size());
             }
-            std::cout << fmt::format("{:<{}}  {:<{}}  {:>3}  {}\n", "NAME", name_w, "VERSION", version_w, "API",
-                                     "LIBRARY");
+            std::string table =
+                fmt::format("{:<{}}  {:<{}}  {:>3}  {}\n", "NAME", name_w, "VERSION", version_w, "API", "LIBRARY");
             for (const auto& p : registry.plugins()) {
-              std::cout << fmt::format("{:<{}}  {:<{}}  {:>3}  {}\n", p.name, name_w, p.version, version_w,
-                                       p.api_version, p.path.string());
-              std::cout << fmt::format("{:<{}}  {}\n", "", name_w, p.description);
+              table += fmt::format("{:<{}}  {:<{}}  {:>3}  {}\n", p.name, name_w, p.version, version_w, p.api_version,
+                                   p.path.string());
+              table += fmt::format("{:<{}}  {}\n", "", name_w, p.description);
             }
+            write_output(table, "");
             return static_cast<int>(kOk);
           }};
 }

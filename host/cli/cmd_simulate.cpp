@@ -5,7 +5,6 @@
 #include <unistd.h>
 
 #include <charconv>
-#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -86,6 +85,9 @@ Command add_simulate(CLI::App& parent, const Globals& globals) {
   app->add_option("--final-state", o->final_state,
                   "Write the group's state after the last round as a cluster file (JSON), to start another run from");
   return {app, [o, &globals] {
+            refuse_overwriting_inputs(
+                {{"--output", o->output}, {"--report", o->report}, {"--final-state", o->final_state}},
+                {{"--config", o->config}, {"--cluster", o->cluster}, {"--events", o->events}});
             const host::Config config = host::read_config_file(o->config);
             apply_log_level(globals, &config);
             Cluster cluster = host::read_cluster_file(o->cluster);
@@ -98,25 +100,18 @@ Command add_simulate(CLI::App& parent, const Globals& globals) {
             if (o->catch_up != "full") options.catch_up = parse_offsets(o->catch_up);
             options.new_data = *parse_offsets(o->new_data);
 
-            std::ofstream file;
-            if (!o->output.empty() && o->output != "-") {
-              file.open(o->output, std::ios::binary);
-              if (!file) throw InputError(fmt::format("{}: cannot open for writing", o->output));
-            }
-            std::ostream& out = file.is_open() ? static_cast<std::ostream&>(file) : std::cout;
+            Output out(o->output);
             host::ProgressLine progress(std::cerr, isatty(STDERR_FILENO) != 0);
             options.on_round = [&](const host::SimulationRound& r) {
-              out << host::round_to_json(r).dump() << '\n';
-              out.flush();
+              out.write(host::round_to_json(r).dump() + '\n');
               progress.update(fmt::format("simulate: round {}/{}: {} clients, {} active moves, {} warmups, {}",
                                           r.round, options.max_rounds, r.clients, r.metrics.active_moves,
                                           r.metrics.warmups, r.probing_rebalance ? "probing" : "no probing"));
             };
             const host::SimulationResult result = host::simulate(registry, config, std::move(cluster), options);
             progress.finish();
-            out << host::summary_to_json(result.summary).dump() << '\n';
-            out.flush();
-            if (!out) throw InputError(fmt::format("{}: write failed", o->output.empty() ? "stdout" : o->output));
+            out.write(host::summary_to_json(result.summary).dump() + '\n');
+            out.close();
 
             if (!o->report.empty()) {
               std::vector<std::string> context{

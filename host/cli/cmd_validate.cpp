@@ -52,9 +52,9 @@ Command add_validate(CLI::App& parent, const Globals& globals) {
               nlohmann::ordered_json out;
               out["valid"] = true;
               out["metrics"] = host::metrics_to_json(report.metrics);
-              std::cout << out.dump(2) << "\n";
+              write_output(out.dump(2) + "\n", "");
             } else {
-              std::cout << fmt::format("{}: valid\n", o->assignment) << host::to_table(cluster, report);
+              write_output(fmt::format("{}: valid\n", o->assignment) + host::to_table(cluster, report), "");
             }
             return static_cast<int>(kOk);
           }};

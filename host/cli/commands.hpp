@@ -9,6 +9,9 @@
 
 #include <functional>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "assignor/host/config_reader.hpp"
 #include "assignor/host/plugin_registry.hpp"
@@ -39,7 +42,36 @@ void setup_logging(const std::string& level);
 void apply_log_level(const Globals& globals, const host::Config* config);
 // The built-in plugin directory plus the config's plugins.paths.
 void load_plugins(host::PluginRegistry& registry, const host::Config* config);
-// Writes to stdout when `path` is empty or "-"; throws InputError when the file cannot be written.
+// Where a command's results go: standard output when `path` is empty or "-", else that file. Every
+// write is checked: a full disk, a closed or broken standard output is an InputError naming the
+// target and the reason (exit 2), never a success with nothing written.
+class Output {
+ public:
+  explicit Output(const std::string& path);
+  ~Output();
+  Output(const Output&) = delete;
+  Output& operator=(const Output&) = delete;
+  void write(std::string_view text);
+  void close();  // reports a failure to close (e.g. a full disk on NFS); the destructor cannot
+
+ private:
+  std::string name_;
+  int fd_ = -1;
+  bool owned_ = false;
+};
+
+// Writes `text` to `path` (as Output does) and closes it.
 void write_output(const std::string& text, const std::string& path);
+
+// Called first thing in main: a standard stream that the caller closed (`>&-`) gets /dev/null, so
+// that no file the command opens can take its number, and standard output remembers that it was
+// closed, so that results are refused rather than lost.
+void protect_standard_streams();
+
+// Refuses (InputError) an output path that is the same file as an input or as another output, so
+// that `--output` can never overwrite the cluster file it reads. Pairs are (option, path); empty
+// paths and "-" are skipped; an output that does not exist yet is never an input.
+using NamedPaths = std::vector<std::pair<std::string, std::string>>;
+void refuse_overwriting_inputs(const NamedPaths& outputs, const NamedPaths& inputs);
 
 }  // namespace assignor::cli

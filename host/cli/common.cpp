@@ -2,8 +2,13 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
-#include <fstream>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <filesystem>
 #include <iostream>
+#include <system_error>
 
 #include "assignor/errors.hpp"
 #include "assignor/log.hpp"
@@ -31,16 +36,85 @@ void load_plugins(host::PluginRegistry& registry, const host::Config* config) {
     for (const auto& dir : config->plugin_paths) registry.load_directory(dir);
 }
 
-void write_output(const std::string& text, const std::string& path) {
+namespace {
+
+bool g_stdout_closed = false;
+
+std::string errno_text(int error) { return std::error_code(error, std::generic_category()).message(); }
+
+}  // namespace
+
+void protect_standard_streams() {
+  for (int fd = STDIN_FILENO; fd <= STDERR_FILENO; ++fd) {
+    if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+    if (fd == STDOUT_FILENO) g_stdout_closed = true;
+    const int null = ::open("/dev/null", fd == STDIN_FILENO ? O_RDONLY : O_WRONLY);  // the lowest free number: fd
+    if (null >= 0 && null != fd) {
+      ::dup2(null, fd);
+      ::close(null);
+    }
+  }
+}
+
+Output::Output(const std::string& path) {
   if (path.empty() || path == "-") {
-    std::cout << text;
-    std::cout.flush();
+    name_ = "standard output";
+    if (g_stdout_closed)
+      throw InputError("standard output is closed: there is nowhere to write the result (give --output FILE)");
+    std::cout.flush();  // anything already buffered goes first
+    fd_ = STDOUT_FILENO;
     return;
   }
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw InputError(fmt::format("{}: cannot open for writing", path));
-  out << text;
-  if (!out.flush()) throw InputError(fmt::format("{}: write failed", path));
+  name_ = path;
+  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd_ < 0) throw InputError(fmt::format("{}: cannot open for writing: {}", path, errno_text(errno)));
+  owned_ = true;
+}
+
+Output::~Output() {
+  if (owned_ && fd_ >= 0) ::close(fd_);
+}
+
+void Output::write(std::string_view text) {
+  while (!text.empty()) {
+    const ssize_t n = ::write(fd_, text.data(), text.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) throw InputError(fmt::format("{}: write failed: {}", name_, errno_text(n < 0 ? errno : EIO)));
+    text.remove_prefix(static_cast<std::size_t>(n));
+  }
+}
+
+void Output::close() {
+  if (!owned_ || fd_ < 0) return;
+  const int fd = fd_;
+  fd_ = -1;
+  if (::close(fd) != 0) throw InputError(fmt::format("{}: write failed: {}", name_, errno_text(errno)));
+}
+
+void write_output(const std::string& text, const std::string& path) {
+  Output out(path);
+  out.write(text);
+  out.close();
+}
+
+void refuse_overwriting_inputs(const NamedPaths& outputs, const NamedPaths& inputs) {
+  auto skip = [](const std::string& path) { return path.empty() || path == "-"; };
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    const auto& [option, path] = outputs[i];
+    if (skip(path)) continue;
+    auto same = [&](const std::string& other) {
+      std::error_code ec;
+      return !skip(other) && std::filesystem::equivalent(path, other, ec) && !ec;
+    };
+    for (const auto& [input_option, input] : inputs)
+      if (same(input))
+        throw InputError(fmt::format("{} {} is the same file as {} {}: refusing to overwrite an input", option,
+                                     path, input_option, input));
+    for (std::size_t j = i + 1; j < outputs.size(); ++j)
+      if (same(outputs[j].second) || (!skip(outputs[j].second) && outputs[j].second == path))
+        throw InputError(fmt::format("{} and {} both name {}: give each output its own file", option,
+                                     outputs[j].first, path));
+  }
 }
 
 }  // namespace assignor::cli

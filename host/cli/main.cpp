@@ -14,6 +14,7 @@
 int main(int argc, char** argv) {
   using namespace assignor;
   using namespace assignor::cli;
+  protect_standard_streams();
   setup_logging("info");
 
   CLI::App app{"Assignor: Kafka Streams-style task assignment with pluggable strategies"};
