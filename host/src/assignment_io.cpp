@@ -323,6 +323,8 @@ ParsedAssignment read_assignment_file(const std::filesystem::path& path, const C
   std::vector<Placement>* lists[3] = {&out.assignment.actives, &out.assignment.standbys,
                                       &out.assignment.warmups};
   std::vector<bool> present(cluster.client_count(), false);
+  // Per task, the (client, thread) whose per-thread split last listed it.
+  std::vector<std::pair<ClientIndex, std::uint32_t>> on_thread(n_tasks, {kNoClient, 0});
 
   for (const auto& [client_id, entry] : assignment_it->items()) {
     const std::string place = fmt::format("client '{}'", client_id);
@@ -343,6 +345,7 @@ ParsedAssignment read_assignment_file(const std::filesystem::path& path, const C
                             fmt::format("{} is not a client of the cluster", place)});
     }
 
+    const std::size_t first_placement[3] = {lists[0]->size(), lists[1]->size(), lists[2]->size()};
     for (std::size_t role = 0; role < kClientKeys.size(); ++role) {
       const std::string& role_name = kClientKeys[role];
       const auto list_it = entry.find(role_name);
@@ -376,17 +379,31 @@ ParsedAssignment read_assignment_file(const std::filesystem::path& path, const C
       }
     }
 
-    // Optional per-thread split: each thread's tasks must be the client's own, in the same role.
+    // Optional per-thread split (its shape is checked as input; what it says is validated): at most
+    // `threads` named threads, and every task of the client's lists on exactly one of them, in the
+    // same role.
     const auto threads_it = entry.find("threads");
     if (threads_it == entry.end() || !client) continue;
     if (!threads_it->is_object())
       throw InputError(fmt::format("{}: assignment: {}: threads: expected an object, got {}", source, place,
                                    json_type(*threads_it)));
+    auto thread_error = [&](std::string message) {
+      out.errors.push_back({ValidationErrorKind::thread_assignment, kNoTask, *client,
+                            fmt::format("{}: threads: {}", place, message)});
+    };
+    const std::uint32_t capacity = cluster.clients[*client].threads;
+    if (threads_it->size() > capacity)
+      thread_error(fmt::format("{} thread entries, but the client has {} thread{}", threads_it->size(), capacity,
+                               capacity == 1 ? "" : "s"));
+    std::vector<std::string> thread_names;
     for (const auto& [thread, roles] : threads_it->items()) {
       const std::string thread_place = fmt::format("{}: threads.{}", place, thread);
       if (!roles.is_object())
         throw InputError(fmt::format("{}: assignment: {}: expected an object, got {}", source, thread_place,
                                      json_type(roles)));
+      if (thread.empty()) thread_error("a thread has an empty name");
+      const auto thread_index = static_cast<std::uint32_t>(thread_names.size());
+      thread_names.push_back(thread);
       for (const auto& [role_name, list] : roles.items()) {
         const auto role = static_cast<std::size_t>(
             std::find(kClientKeys.begin(), kClientKeys.end(), role_name) - kClientKeys.begin());
@@ -397,14 +414,35 @@ ParsedAssignment read_assignment_file(const std::filesystem::path& path, const C
           throw InputError(fmt::format("{}: assignment: {}: {}: expected an array of task ids", source,
                                        thread_place, role_name));
         for (const auto& item : list) {
-          const auto id = item.is_string() ? parse_task_id(item.get_ref<const std::string&>()) : std::nullopt;
+          if (!item.is_string())
+            throw InputError(fmt::format("{}: assignment: {}: {}: expected an array of task id strings, found {}",
+                                         source, thread_place, role_name, json_type(item)));
+          const std::string& task_text = item.get_ref<const std::string&>();
+          const auto id = parse_task_id(task_text);
           const auto t = id ? cluster.find_task(*id) : std::nullopt;
-          if (!t || marks[role][*t] != *client)
-            throw InputError(fmt::format("{}: assignment: {}: {}: {} is not in the client's {} list", source,
-                                         thread_place, role_name, item.dump(), role_name));
+          if (!t || marks[role][*t] != *client) {
+            thread_error(fmt::format("thread '{}': {}: task '{}' is not in the client's {} list", thread, role_name,
+                                     task_text, role_name));
+            continue;
+          }
+          auto& [seen_client, seen_thread] = on_thread[*t];
+          if (seen_client == *client) {
+            thread_error(seen_thread == thread_index
+                             ? fmt::format("thread '{}': task '{}' is listed twice", thread, task_text)
+                             : fmt::format("task '{}' is on two threads, '{}' and '{}'", task_text,
+                                           thread_names[seen_thread], thread));
+            continue;
+          }
+          seen_client = *client;
+          seen_thread = thread_index;
         }
       }
     }
+    for (std::size_t role = 0; role < kClientKeys.size(); ++role)
+      for (std::size_t i = first_placement[role]; i < lists[role]->size(); ++i)  // this client's
+        if (const Placement& p = (*lists[role])[i]; on_thread[p.task].first != *client)
+          thread_error(fmt::format("task '{}' ({}) is on no thread", to_string(cluster.tasks[p.task].id),
+                                   kClientKeys[role]));
   }
 
   for (ClientIndex c = 0; c < cluster.client_count(); ++c)

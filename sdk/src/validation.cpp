@@ -17,6 +17,7 @@ std::string_view to_string(ValidationErrorKind kind) noexcept {
     case ValidationErrorKind::duplicate_standby: return "duplicate_standby";
     case ValidationErrorKind::standby_budget_exceeded: return "standby_budget_exceeded";
     case ValidationErrorKind::warmup_budget_exceeded: return "warmup_budget_exceeded";
+    case ValidationErrorKind::thread_assignment: return "thread_assignment";
   }
   return "unknown";
 }

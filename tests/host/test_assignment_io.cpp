@@ -248,6 +248,34 @@ TEST_F(AssignmentIoTest, ReadReportsDuplicatesWithinOneList) {
   EXPECT_THAT(parsed.assignment.warmups, ElementsAre(Placement{t("0_2"), c("beta")}));
 }
 
+// The per-thread split is validated like the rest (exit 4, every problem listed): alpha (2 threads)
+// has one task on two threads and a thread listing a task that is not its own; beta (2 threads) has
+// a task on no thread and a task twice on one thread; gamma (1 thread) has three thread entries,
+// one of them nameless.
+TEST_F(AssignmentIoTest, ReadValidatesThePerThreadSplit) {
+  const ParsedAssignment parsed = read(R"({"assignment": {
+    "alpha": {"active": ["0_0", "0_1"], "standby": [], "warmup": [],
+              "threads": {"t0": {"active": ["0_0"]}, "t1": {"active": ["0_1", "0_0"], "standby": ["0_2"]}}},
+    "beta": {"active": ["0_2", "1_1"], "standby": [], "warmup": [],
+             "threads": {"t0": {"active": ["0_2", "0_2"]}}},
+    "gamma": {"active": [], "standby": [], "warmup": [],
+              "threads": {"": {}, "t1": {}, "t2": {}}}}})");
+  std::vector<std::string> messages;
+  for (const auto& e : parsed.errors) {
+    EXPECT_EQ(e.kind, ValidationErrorKind::thread_assignment) << e.message;
+    messages.push_back(e.message);
+  }
+  EXPECT_THAT(messages, ::testing::UnorderedElementsAre(
+                            "client 'alpha': threads: task '0_0' is on two threads, 't0' and 't1'",
+                            "client 'alpha': threads: thread 't1': standby: task '0_2' is not in the client's standby list",
+                            "client 'beta': threads: thread 't0': task '0_2' is listed twice",
+                            "client 'beta': threads: task '1_1' (active) is on no thread",
+                            "client 'gamma': threads: 3 thread entries, but the client has 1 thread",
+                            "client 'gamma': threads: a thread has an empty name"));
+  // A consistent split is no error: what the command writes reads back clean.
+  EXPECT_THAT(read(pretty_json(to_json(cluster_, report()))).errors, ::testing::IsEmpty());
+}
+
 TEST_F(AssignmentIoTest, ReadProbingNeeded) {
   EXPECT_TRUE(read(R"({"assignment": {"alpha": {}, "beta": {}, "gamma": {}},
                        "probing_rebalance": {"needed": true, "after_ms": 600000}})")

@@ -31,6 +31,7 @@ enum class ValidationErrorKind : std::uint8_t {
   duplicate_standby,               // the same standby (or warmup) listed twice for one client
   standby_budget_exceeded,         // more than num_standby_replicas standbys for one task
   warmup_budget_exceeded,          // more than max_warmup_replicas warmups in all
+  thread_assignment,               // an assignment file's per-thread split does not match the client's tasks
 };
 
 std::string_view to_string(ValidationErrorKind kind) noexcept;
