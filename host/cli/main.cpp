@@ -7,6 +7,7 @@
 
 #include "assignor/errors.hpp"
 #include "assignor/host/plugin_registry.hpp"
+#include "assignor/host/printable.hpp"
 #include "assignor/host/runner.hpp"
 #include "assignor/version.hpp"
 #include "commands.hpp"
@@ -14,6 +15,7 @@
 int main(int argc, char** argv) {
   using namespace assignor;
   using namespace assignor::cli;
+  using assignor::host::printable;
   protect_standard_streams();
   setup_logging("info");
 
@@ -42,19 +44,19 @@ int main(int argc, char** argv) {
     for (const auto& command : commands)
       if (command.app->parsed()) return command.run();
   } catch (const InputError& e) {
-    std::cerr << "assignor: error: " << e.what() << "\n";
+    std::cerr << "assignor: error: " << printable(e.what(), /*keep_newlines=*/true) << "\n";
     return kBadInput;
   } catch (const host::PluginError& e) {
-    std::cerr << "assignor: error: " << e.what() << "\n";
+    std::cerr << "assignor: error: " << printable(e.what(), /*keep_newlines=*/true) << "\n";
     return kPluginError;
   } catch (const host::AssignmentFailed& e) {
-    std::cerr << "assignor: error: " << e.what() << "\n";
+    std::cerr << "assignor: error: " << printable(e.what(), /*keep_newlines=*/true) << "\n";
     return kStrategyFailed;
   } catch (const StrategyError& e) {
-    std::cerr << "assignor: error: " << e.what() << "\n";
+    std::cerr << "assignor: error: " << printable(e.what(), /*keep_newlines=*/true) << "\n";
     return kStrategyFailed;
   } catch (const std::exception& e) {
-    std::cerr << "assignor: internal error: " << e.what() << "\n";
+    std::cerr << "assignor: internal error: " << printable(e.what(), /*keep_newlines=*/true) << "\n";
     return kInternal;
   }
   return kInternal;

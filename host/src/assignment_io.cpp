@@ -1,4 +1,5 @@
 #include "assignor/host/assignment_io.hpp"
+#include "assignor/host/printable.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -226,7 +227,7 @@ const std::vector<std::string> kProbingKeys = {"needed", "after_ms"};
 std::string json_type(const json& j) { return j.type_name(); }
 
 std::string unknown_key_problem(const std::string& key, const std::vector<std::string>& known) {
-  std::string problem = fmt::format("unknown key '{}'", key);
+  std::string problem = fmt::format("unknown key '{}'", printable(key));
   if (const std::string near = nearest(key, known); !near.empty())
     return problem + fmt::format("; did you mean '{}'?", near);
   problem += "; known keys:";
@@ -249,7 +250,7 @@ class DuplicateKeyCheck {
       case json::parse_event_t::key:
         if (!keys_.empty() && !keys_.back().insert(parsed.get<std::string>()).second)
           throw InputError(
-              fmt::format("{}: key '{}' given twice in one JSON object", source_, parsed.get<std::string>()));
+              fmt::format("{}: key '{}' given twice in one JSON object", source_, printable(parsed.get<std::string>())));
         break;
       default:
         break;
@@ -327,7 +328,7 @@ ParsedAssignment read_assignment_file(const std::filesystem::path& path, const C
   std::vector<std::pair<ClientIndex, std::uint32_t>> on_thread(n_tasks, {kNoClient, 0});
 
   for (const auto& [client_id, entry] : assignment_it->items()) {
-    const std::string place = fmt::format("client '{}'", client_id);
+    const std::string place = fmt::format("client '{}'", printable(client_id));
     if (!entry.is_object())
       throw InputError(fmt::format("{}: assignment: {}: expected an object with \"active\", \"standby\" and "
                                    "\"warmup\" lists, got {}",
@@ -358,14 +359,14 @@ ParsedAssignment read_assignment_file(const std::filesystem::path& path, const C
           throw InputError(fmt::format("{}: assignment: {}: {}: expected an array of task id strings, found {}",
                                        source, place, role_name, json_type(item)));
         if (!client) continue;  // reported once as unknown_client
-        const std::string& task_text = item.get_ref<const std::string&>();
-        const auto id = parse_task_id(task_text);
+        const std::string task_text = printable(item.get_ref<const std::string&>());
+        const auto id = parse_task_id(item.get_ref<const std::string&>());
         const auto t = id ? cluster.find_task(*id) : std::nullopt;
         if (!t) {
           out.errors.push_back(
               {ValidationErrorKind::unknown_task, kNoTask, *client,
                id ? fmt::format("{}: {}: unknown task '{}'", place, role_name, task_text)
-                  : fmt::format("{}: {}: '{}' is not a task id of the form S_P", place, role_name, task_text)});
+                  : fmt::format("{}: {}: '{}' is not a task id of the form S_P (digits only, no leading zeros)", place, role_name, task_text)});
           continue;
         }
         if (marks[role][*t] == *client) {
@@ -397,7 +398,7 @@ ParsedAssignment read_assignment_file(const std::filesystem::path& path, const C
                                capacity == 1 ? "" : "s"));
     std::vector<std::string> thread_names;
     for (const auto& [thread, roles] : threads_it->items()) {
-      const std::string thread_place = fmt::format("{}: threads.{}", place, thread);
+      const std::string thread_place = fmt::format("{}: threads.{}", place, printable(thread));
       if (!roles.is_object())
         throw InputError(fmt::format("{}: assignment: {}: expected an object, got {}", source, thread_place,
                                      json_type(roles)));
@@ -417,20 +418,20 @@ ParsedAssignment read_assignment_file(const std::filesystem::path& path, const C
           if (!item.is_string())
             throw InputError(fmt::format("{}: assignment: {}: {}: expected an array of task id strings, found {}",
                                          source, thread_place, role_name, json_type(item)));
-          const std::string& task_text = item.get_ref<const std::string&>();
-          const auto id = parse_task_id(task_text);
+          const std::string task_text = printable(item.get_ref<const std::string&>());
+          const auto id = parse_task_id(item.get_ref<const std::string&>());
           const auto t = id ? cluster.find_task(*id) : std::nullopt;
           if (!t || marks[role][*t] != *client) {
-            thread_error(fmt::format("thread '{}': {}: task '{}' is not in the client's {} list", thread, role_name,
+            thread_error(fmt::format("thread '{}': {}: task '{}' is not in the client's {} list", printable(thread), role_name,
                                      task_text, role_name));
             continue;
           }
           auto& [seen_client, seen_thread] = on_thread[*t];
           if (seen_client == *client) {
             thread_error(seen_thread == thread_index
-                             ? fmt::format("thread '{}': task '{}' is listed twice", thread, task_text)
+                             ? fmt::format("thread '{}': task '{}' is listed twice", printable(thread), task_text)
                              : fmt::format("task '{}' is on two threads, '{}' and '{}'", task_text,
-                                           thread_names[seen_thread], thread));
+                                           printable(thread_names[seen_thread]), printable(thread)));
             continue;
           }
           seen_client = *client;

@@ -128,7 +128,7 @@ class ClusterParser {
     const auto id = parse_task_id(id_text);
     if (!id)
       r_.fail_at(id_node, join_place(index_place, "id"),
-                 fmt::format("'{}' is not a task id of the form S_P (e.g. 0_3)", id_text));
+                 fmt::format("'{}' is not a task id of the form S_P (e.g. 0_3; digits only, no leading zeros)", id_text));
     const std::string place = fmt::format("task '{}'", id_text);
     f.check(place);
 
@@ -415,7 +415,7 @@ class ClusterParser {
     r_.check_length(node, place);
     const std::string& text = node.Scalar();
     const auto id = parse_task_id(text);
-    if (!id) r_.fail_at(node, place, fmt::format("'{}' is not a task id of the form S_P (e.g. 0_3)", text));
+    if (!id) r_.fail_at(node, place, fmt::format("'{}' is not a task id of the form S_P (e.g. 0_3; digits only, no leading zeros)", text));
     const auto it = task_by_id_.find(task_key(*id));
     if (it == task_by_id_.end()) r_.fail_at(node, place, fmt::format("unknown task '{}'", text));
     return it->second;

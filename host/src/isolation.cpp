@@ -1,4 +1,5 @@
 #include "assignor/host/isolation.hpp"
+#include "assignor/host/printable.hpp"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -164,7 +165,7 @@ std::uint64_t address_space_bytes() {
     out.put_text(Kind::failure, e.what());
   } catch (const std::exception& e) {
     out = Writer();
-    out.put_text(Kind::failure, fmt::format("strategy '{}' threw: {}", name, e.what()));
+    out.put_text(Kind::failure, fmt::format("strategy '{}' threw: {}", name, printable(e.what())));
   } catch (...) {
     out = Writer();
     out.put_text(Kind::failure, fmt::format("strategy '{}' threw an unknown exception", name));

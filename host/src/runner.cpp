@@ -6,6 +6,7 @@
 
 #include "assignor/errors.hpp"
 #include "assignor/host/isolation.hpp"
+#include "assignor/host/printable.hpp"
 #include "assignor/log.hpp"
 #include "assignor/metrics.hpp"
 #include "assignor/threads.hpp"
@@ -77,7 +78,7 @@ Attempt attempt(const PluginRegistry& registry, const Config& config, const Clus
     out.assignment = strategy->assign(input);
     out.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   } catch (const std::exception& e) {
-    out.failure = fmt::format("strategy '{}' threw: {}", name, e.what());
+    out.failure = fmt::format("strategy '{}' threw: {}", name, printable(e.what()));
     return out;
   } catch (...) {
     out.failure = fmt::format("strategy '{}' threw an unknown exception", name);

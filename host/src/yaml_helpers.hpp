@@ -3,6 +3,12 @@
 // "FILE:LINE:COL: <place>: <problem>". Not installed, not public.
 #pragma once
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <system_error>
+
 #include <yaml-cpp/depthguard.h>
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
@@ -26,6 +32,7 @@
 
 #include "assignor/errors.hpp"
 #include "assignor/host/limits.hpp"
+#include "assignor/host/printable.hpp"
 #include "document.hpp"
 
 namespace assignor::host::detail {
@@ -45,15 +52,16 @@ inline std::string location(const std::string& source, const DocMark& mark) {
 }
 
 // "FILE:L:C: place: problem" (place omitted when empty).
+// Place and problem quote text from the file: printable() keeps the message on one line.
 [[noreturn]] inline void fail(const std::string& source, const YAML::Mark& mark, std::string_view place,
                               std::string_view problem) {
-  if (place.empty()) throw InputError(fmt::format("{}: {}", location(source, mark), problem));
-  throw InputError(fmt::format("{}: {}: {}", location(source, mark), place, problem));
+  if (place.empty()) throw InputError(fmt::format("{}: {}", location(source, mark), printable(problem)));
+  throw InputError(fmt::format("{}: {}: {}", location(source, mark), printable(place), printable(problem)));
 }
 [[noreturn]] inline void fail(const std::string& source, const DocMark& mark, std::string_view place,
                               std::string_view problem) {
-  if (place.empty()) throw InputError(fmt::format("{}: {}", location(source, mark), problem));
-  throw InputError(fmt::format("{}: {}: {}", location(source, mark), place, problem));
+  if (place.empty()) throw InputError(fmt::format("{}: {}", location(source, mark), printable(problem)));
+  throw InputError(fmt::format("{}: {}: {}", location(source, mark), printable(place), printable(problem)));
 }
 
 // "place: field" or "field" when the place is empty; "place" when the field is empty.
@@ -85,6 +93,8 @@ inline std::string describe(const Node& node) {
 
 // The raw text of a whole file; InputError when it cannot be read or is larger than `max_bytes`.
 // Reads at most max_bytes + 1 bytes, so a pipe or a device (/dev/zero) cannot make it read forever.
+// A FIFO is opened without waiting for a writer: with none, it reads as an empty file instead of
+// blocking forever (a pipe with a writer, e.g. the shell's <(...), reads as usual).
 inline std::string read_text_file(const std::string& source, const std::filesystem::path& path,
                                   std::string_view what,
                                   std::uint64_t max_bytes = InputLimits{}.max_file_bytes) {
@@ -102,18 +112,34 @@ inline std::string read_text_file(const std::string& source, const std::filesyst
     const std::uintmax_t size = std::filesystem::file_size(path, ec);
     if (!ec && size > max_bytes) throw too_large(std::to_string(size));
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("{}: cannot read {}: permission denied or unreadable", source, what));
+  auto failed = [&](int error) {
+    return InputError(fmt::format("{}: cannot read {}: {}", source, what,
+                                  std::error_code(error, std::generic_category()).message()));
+  };
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) throw failed(errno);
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  // Blocking again for the reads: a writer that is slow to write is waited for.
+  if (const int flags = ::fcntl(fd, F_GETFL); flags == -1 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == -1)
+    throw failed(errno);
   std::string text;
   constexpr std::size_t kChunk = std::size_t{1} << 16;
-  while (in) {
+  for (;;) {
     const std::size_t old = text.size();
     if (old > max_bytes) throw too_large(fmt::format("more than {}", max_bytes));
     text.resize(old + kChunk);
-    in.read(text.data() + old, static_cast<std::streamsize>(kChunk));
-    text.resize(old + static_cast<std::size_t>(in.gcount()));
+    const ssize_t n = ::read(fd, text.data() + old, kChunk);
+    if (n < 0 && errno == EINTR) {
+      text.resize(old);
+      continue;
+    }
+    if (n < 0) throw failed(errno);
+    text.resize(old + static_cast<std::size_t>(n));
+    if (n == 0) break;
   }
-  if (in.bad()) throw InputError(fmt::format("{}: cannot read {}: read error", source, what));
   if (text.size() > max_bytes) throw too_large(std::to_string(text.size()));
   return text;
 }
@@ -348,6 +374,10 @@ class FieldReader {
     if (const std::size_t bad = invalid_utf8_at(s); bad != std::string_view::npos)
       fail_at(node, place,
               fmt::format("not valid UTF-8 (byte 0x{:02x} at offset {}); files must be UTF-8",
+                          static_cast<unsigned char>(s[bad]), bad));
+    if (const std::size_t bad = first_control_character(s); bad != std::string_view::npos)
+      fail_at(node, place,
+              fmt::format("contains a control character (0x{:02x} at offset {}); ids and names must be printable",
                           static_cast<unsigned char>(s[bad]), bad));
   }
 

@@ -6,8 +6,11 @@ namespace assignor {
 
 namespace {
 
+// Decimal digits without a sign or leading zeros: one spelling per task, so "00_01" cannot be a
+// second name of 0_1 (and messages always show the id as written).
 bool parse_component(std::string_view text, std::int32_t& out) noexcept {
   if (text.empty() || text.front() < '0' || text.front() > '9') return false;
+  if (text.size() > 1 && text.front() == '0') return false;
   const auto* first = text.data();
   const auto* last = text.data() + text.size();
   auto [ptr, ec] = std::from_chars(first, last, out);

@@ -5,6 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <cstdint>
 #include <filesystem>
 #include <limits>
@@ -16,6 +18,7 @@
 #include "assignor/host/cluster_reader.hpp"
 #include "assignor/host/config_reader.hpp"
 #include "assignor/host/limits.hpp"
+#include "assignor/host/printable.hpp"
 #include "assignor/lags.hpp"
 #include "assignor/metrics.hpp"
 #include "test_files.hpp"
@@ -120,6 +123,46 @@ TEST(InputLimits, AnEndlessFileStopsAtTheLimit) {
   limits.max_file_bytes = 1 << 20;
   EXPECT_THAT(input_error([&] { read_cluster_file("/dev/zero", limits); }),
               HasSubstr("too large (more than 1048576 bytes)"));
+}
+
+TEST(InputLimits, AFifoWithoutAWriterIsAnEmptyFileNotAHang) {
+  // Opening a FIFO normally waits for a writer; with none coming, that would be forever.
+  const auto fifo = test::test_dir() / "cluster.fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_THAT(input_error([&] { read_cluster_file(fifo, InputLimits{}); }),
+              AllOf(HasSubstr("cluster.fifo"), HasSubstr("empty file")));
+}
+
+// ---- text that could forge output ----
+
+TEST(PrintableText, ControlCharactersInNamesAreRefusedAndNeverPrintedRaw) {
+  // A newline in a client id would start a forged line in messages and in --format table.
+  const std::string message = cluster_error("tasks: [{id: 0_0}]\nclients:\n  - {id: \"evil\\nassignor: error: forged\", threads: 1}\n");
+  EXPECT_THAT(message, HasSubstr("clients[0]: id: contains a control character (0x0a at offset 4)"));
+  EXPECT_EQ(message.find('\n'), std::string::npos);
+  for (const char* field : {"rack: \"az\\t1\"", "tags: {zone: \"z\\e[31m\"}"}) {
+    SCOPED_TRACE(field);
+    EXPECT_THAT(cluster_error(std::string("tasks: [{id: 0_0}]\nclients: [{id: c, threads: 1, ") + field + "}]\n"),
+                HasSubstr("contains a control character"));
+  }
+  // A key is quoted in the message, escaped.
+  const std::string key = cluster_error("tasks: [{id: 0_0}]\nclients: [{id: c, threads: 1, \"bad\\e[31mkey\": 1}]\n");
+  EXPECT_THAT(key, HasSubstr("unknown key 'bad\\x1b[31mkey'"));
+  EXPECT_EQ(key.find('\x1b'), std::string::npos);
+}
+
+TEST(PrintableText, EscapesEveryControlCharacter) {
+  EXPECT_EQ(printable("a\nb\tc\rd\x01" "e\x7f\x1b[0m"), "a\\nb\\tc\\rd\\x01e\\x7f\\x1b[0m");
+  EXPECT_EQ(printable("line 1\nline 2", /*keep_newlines=*/true), "line 1\nline 2");
+  EXPECT_EQ(printable("caf\xc3\xa9"), "caf\xc3\xa9");  // UTF-8 is kept
+}
+
+TEST(TaskIds, OneSpellingPerTask) {
+  // "00_01" used to be read as 0_1, with messages naming a task the file never wrote.
+  EXPECT_THAT(cluster_error("tasks: [{id: \"00_01\"}]\nclients: [{id: c, threads: 1}]\n"),
+              HasSubstr("'00_01' is not a task id of the form S_P (e.g. 0_3; digits only, no leading zeros)"));
+  EXPECT_THAT(cluster_error("tasks: [{id: 0_1}]\nclients: [{id: c, threads: 1, previous_active: [\"0_01\"]}]\n"),
+              HasSubstr("'0_01' is not a task id"));
 }
 
 // ---- hostile YAML ----

@@ -19,8 +19,11 @@ TEST(TaskId, ParsesAndOrdersBySubtopologyThenPartition) {
 
 TEST(TaskId, RejectsMalformedIds) {
   for (const char* bad : {"", "_", "1_", "_1", "1-2", "a_1", "1_b", "-1_0", "1_-0", "+1_0", "1_2_3",
-                          " 1_2", "1_2 ", "99999999999_0"})
+                          " 1_2", "1_2 ", "99999999999_0", "00_01", "0_01", "01_0", "00_0"})
     EXPECT_FALSE(parse_task_id(bad).has_value()) << bad;
+  // Zero itself is written "0".
+  EXPECT_EQ(parse_task_id("0_0"), (TaskId{0, 0}));
+  EXPECT_EQ(parse_task_id("10_100"), (TaskId{10, 100}));
 }
 
 TEST(Cluster, FinalizeSortsTasksAndClientsAndRemapsIndices) {

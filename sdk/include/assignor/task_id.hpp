@@ -19,7 +19,8 @@ struct TaskId {
   friend constexpr auto operator<=>(const TaskId&, const TaskId&) = default;
 };
 
-// Parses "S_P" with S, P decimal integers >= 0 without sign or leading '+'; nullopt on any other text.
+// Parses "S_P" with S, P decimal integers >= 0 written without a sign or leading zeros ("0_3", not
+// "00_03"); nullopt on any other text.
 std::optional<TaskId> parse_task_id(std::string_view text) noexcept;
 
 std::string to_string(TaskId id);
