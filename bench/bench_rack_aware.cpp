@@ -158,7 +158,7 @@ int main(int argc, char** argv) {
     if (std::strncmp(argv[i], "--plugin-dir=", 13) == 0) plugin_dir = argv[i] + 13;
   assignor::log().set_level(spdlog::level::err);
   static host::PluginRegistry registry;
-  registry.load_directory(plugin_dir);
+  registry.load_directory(plugin_dir, host::PluginOrigin::bundled);
   g_registry = &registry;
   const std::pair<const char*, RackAwareTasks> sets[] = {{"stateful_actives", RackAwareTasks::stateful_actives},
                                                           {"stateless_actives", RackAwareTasks::stateless_actives},

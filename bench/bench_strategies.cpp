@@ -93,7 +93,7 @@ int main(int argc, char** argv) {
     if (std::strncmp(argv[i], "--plugin-dir=", 13) == 0) plugin_dir = argv[i] + 13;
   assignor::log().set_level(spdlog::level::err);
   static host::PluginRegistry registry;
-  registry.load_directory(plugin_dir);
+  registry.load_directory(plugin_dir, host::PluginOrigin::bundled);
   for (const auto& plugin : registry.plugins()) {
     for (Size size : kSizes) {
       const std::string name = plugin.name + "/" + std::to_string(size.tasks) + "x" + std::to_string(size.clients);

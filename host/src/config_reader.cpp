@@ -39,7 +39,7 @@ enum TopKey : std::size_t {
 const std::vector<std::string> kPluginKeys = {"paths", "allow_unsafe_permissions"};
 enum PluginKey : std::size_t { kPaths, kAllowUnsafePermissions };
 
-const std::vector<std::string> kIsolationModes = {"in_process", "process"};
+const std::vector<std::string> kIsolationModes = {"in_process", "process", "auto"};  // IsolationMode order
 
 const std::vector<std::string> kLimitKeys = {"time_ms",     "memory_mb",  "max_file_mb",
                                              "max_tasks",   "max_clients", "max_threads_per_client",

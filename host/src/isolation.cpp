@@ -4,20 +4,25 @@
 #include <fcntl.h>
 #include <fmt/format.h>
 #include <poll.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <new>
+#include <sstream>
 #include <thread>
 #include <vector>
 
@@ -125,10 +130,18 @@ std::uint64_t address_space_bytes() {
   return pages * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
 }
 
-[[noreturn]] void run_child(int fd, const PluginRegistry& registry, const std::string& name,
+[[noreturn]] void run_child(int fd, pid_t parent, const PluginRegistry& registry, const std::string& name,
                             const StrategyParams& params, const AssignmentInput& input,
                             const StrategyLimits& limits) {
+  // If the host dies (killed, Ctrl-C, a CI job cancelled), so does the strategy: never an orphan
+  // spinning under PID 1. (The host may have died before this line: then there is no one to answer.)
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) ::_exit(1);
   ::setpgid(0, 0);  // its own process group: a timeout kills whatever it started too
+  // A backstop the strategy's descendants inherit: CPU time a little over the wall-clock limit.
+  const rlim_t cpu_seconds = static_cast<rlim_t>(limits.time_ms / 1000 + 2);
+  rlimit cpu{cpu_seconds, cpu_seconds + 1};
+  ::setrlimit(RLIMIT_CPU, &cpu);
   for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGPIPE, SIGTERM, SIGINT})
     default_signal_handler(sig);  // a crash is a crash: no handler of the host's (or a sanitizer's) runs
   ::dup2(STDERR_FILENO, STDOUT_FILENO);  // whatever the strategy prints cannot reach the JSON on stdout
@@ -232,6 +245,93 @@ void kill_group(pid_t pid) {
   ::kill(pid, SIGKILL);   // in case it had not reached setpgid yet
 }
 
+// The children of this process, from /proc (field 4 of /proc/<pid>/stat is the parent's pid).
+std::vector<pid_t> children_of_this_process() {
+  std::vector<pid_t> out;
+  const pid_t self = ::getpid();
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string line;
+    if (!std::getline(stat, line)) continue;
+    const auto close = line.rfind(')');  // the command name may contain spaces and parentheses
+    if (close == std::string::npos) continue;
+    std::istringstream rest(line.substr(close + 1));
+    char state = 0;
+    pid_t ppid = 0;
+    if (rest >> state >> ppid && ppid == self) out.push_back(static_cast<pid_t>(std::stol(name)));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Makes this process the "child subreaper" while a strategy runs: every process the strategy
+// starts is re-parented to us when its own parent ends, whatever it does (a new session with
+// setsid(), a double fork), so after the run whatever is left can be found and killed. The
+// children this process had before are left alone; the previous subreaper setting is restored.
+class DescendantSweep {
+ public:
+  DescendantSweep() : before_(children_of_this_process()) {
+    int was = 0;
+    if (::prctl(PR_GET_CHILD_SUBREAPER, &was) == 0) was_subreaper_ = was != 0;
+    ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+  }
+  ~DescendantSweep() { ::prctl(PR_SET_CHILD_SUBREAPER, was_subreaper_ ? 1 : 0); }
+  DescendantSweep(const DescendantSweep&) = delete;
+  DescendantSweep& operator=(const DescendantSweep&) = delete;
+
+  // Kills and reaps every child that was not there before, until none is left (a dying process's
+  // own children come to us next). Bounded: a fork bomb cannot keep it busy forever.
+  void kill_what_is_left() const {
+    for (int round = 0; round < 1000; ++round) {
+      std::vector<pid_t> left;
+      for (pid_t p : children_of_this_process())
+        if (!std::binary_search(before_.begin(), before_.end(), p)) left.push_back(p);
+      if (left.empty()) return;
+      for (pid_t p : left) ::kill(p, SIGKILL);
+      for (pid_t p : left)
+        while (::waitpid(p, nullptr, 0) < 0 && errno == EINTR) {
+        }
+    }
+    log().warn("processes started by a strategy kept multiplying; some may be left running");
+  }
+
+ private:
+  std::vector<pid_t> before_;
+  bool was_subreaper_ = false;
+};
+
+// While a strategy runs in its child, SIGINT, SIGTERM and SIGHUP to the host (Ctrl-C, a cancelled
+// job) first kill the strategy's process group, then end the host as they would have.
+volatile sig_atomic_t g_running_group = 0;
+
+extern "C" void forward_and_reraise(int sig) {
+  if (g_running_group > 0) ::kill(-static_cast<pid_t>(g_running_group), SIGKILL);
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
+class SignalForwarding {
+ public:
+  SignalForwarding() {
+    struct sigaction action {};
+    action.sa_handler = forward_and_reraise;
+    sigemptyset(&action.sa_mask);
+    for (std::size_t i = 0; i < kSignals.size(); ++i) ::sigaction(kSignals[i], &action, &previous_[i]);
+  }
+  ~SignalForwarding() {
+    for (std::size_t i = 0; i < kSignals.size(); ++i) ::sigaction(kSignals[i], &previous_[i], nullptr);
+  }
+  SignalForwarding(const SignalForwarding&) = delete;
+  SignalForwarding& operator=(const SignalForwarding&) = delete;
+
+ private:
+  static constexpr std::array<int, 3> kSignals{SIGINT, SIGTERM, SIGHUP};
+  std::array<struct sigaction, 3> previous_{};
+};
+
 }  // namespace
 
 bool isolation_memory_limit_enforced() noexcept { return memory_limit_enforced(); }
@@ -256,6 +356,9 @@ IsolatedRun run_isolated(const PluginRegistry& registry, const std::string& name
   std::cout.flush();
   std::cerr.flush();
   std::fflush(nullptr);
+  const pid_t parent = ::getpid();
+  const DescendantSweep sweep;  // from here on, whatever the strategy leaves behind becomes ours to kill
+  const SignalForwarding forwarding;
   const auto start = Clock::now();
   const pid_t pid = ::fork();
   if (pid < 0) {
@@ -266,9 +369,10 @@ IsolatedRun run_isolated(const PluginRegistry& registry, const std::string& name
   }
   if (pid == 0) {
     ::close(fds[0]);
-    run_child(fds[1], registry, name, params, input, limits);
+    run_child(fds[1], parent, registry, name, params, input, limits);
   }
   ::setpgid(pid, pid);  // also done by the child; whichever runs first wins, both are the same
+  g_running_group = pid;
   ::close(fds[1]);
 
   // An upper bound on what any valid answer can take; a child that writes more is not answering.
@@ -323,6 +427,8 @@ IsolatedRun run_isolated(const PluginRegistry& registry, const std::string& name
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
+  g_running_group = 0;
+  sweep.kill_what_is_left();  // descendants that left the group (setsid) or outlived the child
   run.ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
 
   if (timed_out)

@@ -88,7 +88,7 @@ void PluginRegistry::set_allow_unsafe_permissions(bool allow) noexcept { impl_->
 PluginRegistry::PluginRegistry() : impl_(std::make_unique<Impl>()) {}
 PluginRegistry::~PluginRegistry() = default;
 
-const PluginInfo& PluginRegistry::load(const fs::path& library_path) {
+const PluginInfo& PluginRegistry::load(const fs::path& library_path, PluginOrigin origin) {
   std::error_code ec;
   fs::path real = fs::canonical(library_path, ec);
   if (ec) throw PluginError(fmt::format("{}: cannot load plugin: {}", library_path.string(), ec.message()));
@@ -153,6 +153,7 @@ const PluginInfo& PluginRegistry::load(const fs::path& library_path) {
     throw PluginError(fmt::format("{}: incomplete descriptor (name, create and destroy are required)", where));
 
   PluginInfo info;
+  info.origin = origin;
   info.name = descriptor->name;
   info.version = descriptor->version ? descriptor->version : "";
   info.description = descriptor->description ? descriptor->description : "";
@@ -172,7 +173,7 @@ const PluginInfo& PluginRegistry::load(const fs::path& library_path) {
   return impl_->loaded.back().info;
 }
 
-void PluginRegistry::load_directory(const fs::path& dir) {
+void PluginRegistry::load_directory(const fs::path& dir, PluginOrigin origin) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec))
     throw PluginError(fmt::format("{}: plugin directory does not exist", dir.string()));
@@ -201,7 +202,7 @@ void PluginRegistry::load_directory(const fs::path& dir) {
       log().debug("{}: skipped, not an Assignor plugin", path.string());
       continue;
     }
-    load(path);
+    load(path, origin);
   }
 }
 

@@ -2,7 +2,14 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
+#include <atomic>
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <mutex>
 
 #include "assignor/errors.hpp"
 #include "assignor/host/isolation.hpp"
@@ -36,6 +43,19 @@ StrategyParams params_for(const Config& config, const std::string& name) {
 Attempt attempt(const PluginRegistry& registry, const Config& config, const Cluster& cluster,
                 const LagModel& lags, const std::string& name);
 
+// Validates what a strategy returned (either way it ran): ok, or a failure listing the errors.
+Attempt validated(Attempt out, const Cluster& cluster, const AssignmentSettings& settings, const std::string& name) {
+  out.errors = validate(cluster, settings, out.assignment);
+  if (!out.errors.empty()) {
+    out.failure = fmt::format("strategy '{}' returned an invalid assignment ({} error{})", name,
+                              out.errors.size(), out.errors.size() == 1 ? "" : "s");
+    return out;
+  }
+  out.assignment.normalize();
+  out.ok = true;
+  return out;
+}
+
 // The same, with the strategy in a child process (config.isolation: process): a crash, a hang or
 // running out of memory is a failure like a thrown exception; the result is validated the same way.
 Attempt attempt_isolated(const PluginRegistry& registry, const Config& config, const Cluster& cluster,
@@ -50,20 +70,73 @@ Attempt attempt_isolated(const PluginRegistry& registry, const Config& config, c
   }
   out.assignment = std::move(run.assignment);
   out.ms = run.ms;
-  out.errors = validate(cluster, config.settings, out.assignment);
-  if (!out.errors.empty()) {
-    out.failure = fmt::format("strategy '{}' returned an invalid assignment ({} error{})", name,
-                              out.errors.size(), out.errors.size() == 1 ? "" : "s");
-    return out;
+  return validated(std::move(out), cluster, config.settings, name);
+}
+
+// ---- in process: the contract holds while the strategy runs --------------------------------
+
+// The strategy running in this process right now, if any (read by the exit handler).
+std::atomic<const std::string*> g_running_strategy{nullptr};
+
+// exit() or quick_exit() from inside a strategy would end the host with whatever status the
+// strategy chose (0 looks like success, 3 like "plugin not loaded"). The host's handler, which runs
+// before any destructor the plugin registered, turns it into the contract's exit 4 with a message.
+extern "C" void strategy_ended_the_process() {
+  const std::string* name = g_running_strategy.load();
+  if (name == nullptr) return;
+  const std::string message =
+      fmt::format("assignor: error: strategy '{}' ended the process while assigning (it called exit()); no "
+                  "assignment was produced. Run it with 'isolation: process' to contain it.\n",
+                  printable(*name));
+  [[maybe_unused]] const auto written = ::write(STDERR_FILENO, message.data(), message.size());
+  ::_exit(kExitStrategyFailed);
+}
+
+// For the duration of one in-process strategy call: standard output is reserved for the host's
+// result (whatever the strategy prints, C or C++, goes to stderr), and ending the process is a
+// failure, never a success.
+class InProcessCall {
+ public:
+  explicit InProcessCall(const std::string& name) {
+    static std::once_flag handlers;
+    std::call_once(handlers, [] {
+      std::atexit(strategy_ended_the_process);
+      std::at_quick_exit(strategy_ended_the_process);
+    });
+    std::cout.flush();
+    std::fflush(stdout);
+    saved_stdout_ = ::dup(STDOUT_FILENO);
+    if (saved_stdout_ >= 0) ::dup2(STDERR_FILENO, STDOUT_FILENO);
+    g_running_strategy = &name;
   }
-  out.assignment.normalize();
-  out.ok = true;
-  return out;
+  ~InProcessCall() {
+    g_running_strategy = nullptr;
+    std::cout.flush();  // what the strategy buffered goes where it was written: stderr
+    std::fflush(stdout);
+    if (saved_stdout_ >= 0) {
+      ::dup2(saved_stdout_, STDOUT_FILENO);
+      ::close(saved_stdout_);
+    }
+  }
+  InProcessCall(const InProcessCall&) = delete;
+  InProcessCall& operator=(const InProcessCall&) = delete;
+
+ private:
+  int saved_stdout_ = -1;
+};
+
+bool runs_isolated(const PluginRegistry& registry, const Config& config, const std::string& name) {
+  switch (config.isolation) {
+    case IsolationMode::process: return true;
+    case IsolationMode::in_process: return false;
+    case IsolationMode::automatic: return registry.require(name).origin != PluginOrigin::bundled;
+  }
+  return true;
 }
 
 Attempt attempt(const PluginRegistry& registry, const Config& config, const Cluster& cluster,
                 const LagModel& lags, const std::string& name) {
-  if (config.isolation == IsolationMode::process) return attempt_isolated(registry, config, cluster, lags, name);
+  if (runs_isolated(registry, config, name)) return attempt_isolated(registry, config, cluster, lags, name);
   Attempt out;
   StrategyHandle strategy;
   try {
@@ -74,6 +147,7 @@ Attempt attempt(const PluginRegistry& registry, const Config& config, const Clus
   }
   const AssignmentInput input{cluster, config.settings, lags};
   try {
+    const InProcessCall call(name);
     const auto start = std::chrono::steady_clock::now();
     out.assignment = strategy->assign(input);
     out.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -84,15 +158,7 @@ Attempt attempt(const PluginRegistry& registry, const Config& config, const Clus
     out.failure = fmt::format("strategy '{}' threw an unknown exception", name);
     return out;
   }
-  out.errors = validate(cluster, config.settings, out.assignment);
-  if (!out.errors.empty()) {
-    out.failure = fmt::format("strategy '{}' returned an invalid assignment ({} error{})", name,
-                              out.errors.size(), out.errors.size() == 1 ? "" : "s");
-    return out;
-  }
-  out.assignment.normalize();
-  out.ok = true;
-  return out;
+  return validated(std::move(out), cluster, config.settings, name);
 }
 
 std::string describe(const Attempt& a) {

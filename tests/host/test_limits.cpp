@@ -307,7 +307,10 @@ TEST(HugeIds, SubTopologyNumbersNearTheMaximumCostNothing) {
 
 TEST(ConfigLimits, DefaultsAndValues) {
   Config c = parse_config("strategy: s\n", "config.yaml", "/");
-  EXPECT_EQ(c.isolation, IsolationMode::in_process);
+  EXPECT_EQ(c.isolation, IsolationMode::automatic);  // bundled in process, plugins.paths isolated
+  EXPECT_EQ(parse_config("strategy: s\nisolation: in_process\n", "config.yaml", "/").isolation,
+            IsolationMode::in_process);
+  EXPECT_EQ(parse_config("strategy: s\nisolation: auto\n", "config.yaml", "/").isolation, IsolationMode::automatic);
   EXPECT_EQ(c.strategy_limits.time_ms, StrategyLimits{}.time_ms);
   EXPECT_FALSE(c.allow_unsafe_plugin_permissions);
   c = parse_config("strategy: s\nisolation: process\nplugins: {allow_unsafe_permissions: true}\n"

@@ -6,7 +6,7 @@ namespace assignor::testing {
 
 StrategyRunner::StrategyRunner(const std::string& plugin_dir)
     : registry_(std::make_unique<host::PluginRegistry>()) {
-  registry_->load_directory(plugin_dir);
+  registry_->load_directory(plugin_dir, host::PluginOrigin::bundled);  // the build's bundled strategies
 }
 
 RunResult StrategyRunner::run(const std::string& strategy, const Cluster& cluster,

@@ -6,7 +6,12 @@
 
 #include <sys/wait.h>
 
+#include <signal.h>
+
 #include <cerrno>
+#include <filesystem>
+#include <iostream>
+#include <fstream>
 #include <string>
 
 #include "assignor/errors.hpp"
@@ -51,7 +56,7 @@ Cluster cluster() {
 class Isolation : public ::testing::Test {
  protected:
   void SetUp() override {
-    registry_.load_directory(ASSIGNOR_PLUGIN_DIR);
+    registry_.load_directory(ASSIGNOR_PLUGIN_DIR, assignor::host::PluginOrigin::bundled);
     for (const char* library : {TEST_PLUGIN_STRATEGY_CRASHES, TEST_PLUGIN_STRATEGY_HANGS, TEST_PLUGIN_STRATEGY_HOGS_MEMORY,
                                 TEST_PLUGIN_STRATEGY_PRINTS, TEST_PLUGIN_TRIVIAL_VALID, TEST_PLUGIN_STRATEGY_THROWS,
                                 TEST_PLUGIN_STRATEGY_INVALID, TEST_PLUGIN_FACTORY_BAD_PARAM})
@@ -122,6 +127,27 @@ TEST_F(Isolation, HangIsKilledAtTheTimeLimit) {
   Config seconds = isolated("test_strategy_hangs");
   seconds.strategy_limits.time_ms = 1000;
   EXPECT_THAT(failure(seconds), HasSubstr("time limit of 1 s"));
+}
+
+// A process the strategy started that left its process group and session (setsid) used to survive
+// the time-limit kill. Now it is killed and reaped before run_assignment returns.
+TEST_F(Isolation, WhatAHangingStrategyStartedDiesWithIt) {
+  const auto pid_file = std::filesystem::path(::testing::TempDir()) / "assignor_isolation_pids";
+  std::filesystem::remove(pid_file);
+  Config config = isolated("test_strategy_hangs");
+  config.strategy_limits.time_ms = 3000;  // time enough to start the process and write its pid
+  config.strategy_params["test_strategy_hangs"] =
+      params_of({{"hang", "sleep"}, {"spawn", "detached"}, {"pid_file", pid_file.string()}});
+  EXPECT_THAT(failure(config), HasSubstr("exceeded its time limit"));
+  std::ifstream in(pid_file);
+  pid_t strategy = 0, spawned = 0;
+  ASSERT_TRUE(in >> strategy >> spawned) << "the strategy did not get to write its pids";
+  ASSERT_GT(spawned, 0);
+  for (const pid_t pid : {strategy, spawned}) {
+    errno = 0;
+    EXPECT_EQ(::kill(pid, 0), -1) << "process " << pid << " is still there";
+    EXPECT_EQ(errno, ESRCH);
+  }
 }
 
 TEST_F(Isolation, RunningOutOfMemoryIsAFailureNamingTheLimit) {
@@ -202,6 +228,55 @@ TEST_F(Isolation, ManyRunsLeaveNoProcessBehind) {
   errno = 0;
   EXPECT_EQ(::waitpid(-1, nullptr, WNOHANG), -1);
   EXPECT_EQ(errno, ECHILD) << "a child process is left";
+}
+
+// ---- the default in-process mode keeps the same contract ----
+
+class InProcess : public Isolation {
+ protected:
+  static Config in_process(const std::string& strategy) {
+    Config config = isolated(strategy);
+    config.isolation = IsolationMode::in_process;
+    return config;
+  }
+};
+
+TEST_F(InProcess, WhatTheStrategyPrintsGoesToStderr) {
+  ::testing::internal::CaptureStdout();
+  ::testing::internal::CaptureStderr();
+  const RunOutcome out = run_assignment(registry_, in_process("test_strategy_prints"), cluster(), "test_strategy_prints");
+  const std::string stdout_text = ::testing::internal::GetCapturedStdout();
+  const std::string stderr_text = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(out.report.strategy, "test_strategy_prints");
+  EXPECT_THAT(stdout_text, Not(HasSubstr("chatty strategy")));
+  EXPECT_THAT(stderr_text, AllOf(HasSubstr("hello from std::cout"), HasSubstr("hello from printf")));
+  // Standard output is the host's again afterwards.
+  ::testing::internal::CaptureStdout();
+  std::cout << "host output" << std::flush;
+  EXPECT_EQ(::testing::internal::GetCapturedStdout(), "host output");
+}
+
+TEST_F(InProcess, EndingTheProcessIsAFailureNeverASuccess) {
+  for (const char* status : {"0", "3"}) {  // 0 would look like success, 3 like "plugin not loaded"
+    SCOPED_TRACE(status);
+    Config config = in_process("test_strategy_crashes");
+    config.strategy_params["test_strategy_crashes"] = params_of({{"crash", "exit"}, {"status", status}});
+    EXPECT_EXIT(run_assignment(registry_, config, cluster(), config.strategy),
+                ::testing::ExitedWithCode(assignor::host::kExitStrategyFailed),
+                "strategy 'test_strategy_crashes' ended the process while assigning");
+  }
+}
+
+TEST_F(InProcess, PluginsFromElsewhereRunIsolatedByDefault) {
+  // Loaded from a test directory, not the bundled one: with isolation: auto a crash is contained.
+  Config config = isolated("test_strategy_crashes");
+  config.isolation = IsolationMode::automatic;
+  EXPECT_THAT(failure(config), HasSubstr("crashed with SIGSEGV"));
+  // Bundled strategies keep running in process: the same result either way.
+  Config bundled = isolated("high_availability");
+  bundled.isolation = IsolationMode::automatic;
+  EXPECT_EQ(run_assignment(registry_, bundled, cluster(), "high_availability").report.assignment,
+            run_assignment(registry_, in_process("high_availability"), cluster(), "high_availability").report.assignment);
 }
 
 }  // namespace

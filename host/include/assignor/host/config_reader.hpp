@@ -24,7 +24,7 @@ struct Config {
   std::string log_level = "info";                    // trace|debug|info|warn|error|off
   // Reliability (docs/reliability.md): where the strategy runs, its limits there, the input limits,
   // and whether plugin files writable by others may load anyway.
-  IsolationMode isolation = IsolationMode::in_process;  // isolation: in_process | process
+  IsolationMode isolation = IsolationMode::automatic;  // isolation: auto | in_process | process
   StrategyLimits strategy_limits;                       // limits.time_ms, limits.memory_mb
   InputLimits input_limits;                             // limits.max_* (applied to the cluster file)
   bool allow_unsafe_plugin_permissions = false;         // plugins.allow_unsafe_permissions

@@ -39,8 +39,9 @@ inline constexpr std::uint64_t kAliasExpansionFactor = 16;
 inline constexpr std::uint64_t kAliasExpansionAllowance = 100'000;
 
 enum class IsolationMode : std::uint8_t {
-  in_process,  // the default: the strategy runs in the host process
+  in_process,  // the strategy runs in the host process
   process,     // the strategy runs in a forked child with the limits below
+  automatic,   // the default (`auto`): bundled plugins in process, plugins from plugins.paths in a child
 };
 
 struct StrategyLimits {

@@ -28,7 +28,12 @@ class PluginError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Where a plugin came from: the directory of the bundled strategies, or anywhere else (plugins.paths,
+// a test). With `isolation: auto` (the default) only bundled plugins run inside the host process.
+enum class PluginOrigin : std::uint8_t { external, bundled };
+
 struct PluginInfo {
+  PluginOrigin origin = PluginOrigin::external;
   std::string name;
   std::string version;
   std::string description;
@@ -47,7 +52,7 @@ class PluginRegistry {
   PluginRegistry& operator=(const PluginRegistry&) = delete;
 
   // Loads one library; throws PluginError (which file, why).
-  const PluginInfo& load(const std::filesystem::path& library);
+  const PluginInfo& load(const std::filesystem::path& library, PluginOrigin origin = PluginOrigin::external);
 
   // Loads plugin files and directories even when group or others can write them or another user
   // owns them (with a warning): the config's plugins.allow_unsafe_permissions. Off by default.
@@ -55,7 +60,7 @@ class PluginRegistry {
 
   // Loads every library in `dir` that carries the entry point (others are skipped with a debug
   // log line); libraries that carry it but fail a check throw PluginError.
-  void load_directory(const std::filesystem::path& dir);
+  void load_directory(const std::filesystem::path& dir, PluginOrigin origin = PluginOrigin::external);
 
   const std::vector<PluginInfo>& plugins() const noexcept;
   const PluginInfo* find(const std::string& name) const noexcept;

@@ -13,6 +13,10 @@
 
 namespace assignor::host {
 
+// The exit status of a process that a strategy ended by calling exit() in process (DESIGN 4.3: the
+// strategy failed).
+inline constexpr int kExitStrategyFailed = 4;
+
 // The strategy failed and no fallback rescued it: exit status 4. what() lists the reasons.
 class AssignmentFailed : public std::runtime_error {
  public:

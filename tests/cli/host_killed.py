@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""Killing the host never leaves the strategy behind: `assignor assign` runs a hanging strategy under
+`isolation: process` (time limit 60 s), the test kills the host with SIGKILL (what a CI
+cancellation or the OOM killer does; no handler can run) and then with SIGTERM in a second run,
+and the strategy's process must be gone (dead or a zombie) soon after. The waits are liveness
+bounds, generous for a busy machine: nothing here measures speed.
+
+Usage: host_killed.py ASSIGNOR CLUSTER PLUGIN_DIR WORK_DIR
+"""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+WAIT_S = 60
+
+
+def gone(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"  # a zombie has ended
+    except FileNotFoundError:
+        return True
+
+
+def wait_for(predicate):
+    deadline = time.monotonic() + WAIT_S
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def main():
+    if len(sys.argv) != 5:
+        sys.exit(__doc__)
+    assignor, cluster, plugin_dir, work = sys.argv[1:]
+    os.makedirs(work, exist_ok=True)
+    failures = 0
+    for sig in (signal.SIGKILL, signal.SIGTERM):
+        pid_file = os.path.join(work, f"pids-{sig.name}")
+        if os.path.exists(pid_file):
+            os.remove(pid_file)
+        config = os.path.join(work, f"config-{sig.name}.yaml")
+        with open(config, "w") as f:
+            f.write("strategy: test_strategy_hangs\nisolation: process\nlimits: {time_ms: 60000}\n"
+                    f"plugins: {{paths: [{plugin_dir}]}}\n"
+                    f"strategies: {{test_strategy_hangs: {{hang: spin, pid_file: {pid_file}}}}}\n")
+        host = subprocess.Popen([assignor, "assign", "--config", config, "--cluster", cluster],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if not wait_for(lambda: os.path.exists(pid_file)):
+            host.kill()
+            print(f"FAIL {sig.name}: the strategy never started")
+            failures += 1
+            continue
+        with open(pid_file) as f:
+            strategy = int(f.read().split()[0])
+        host.send_signal(sig)
+        host.wait()
+        if wait_for(lambda: gone(strategy)):
+            print(f"ok   host ended by {sig.name}: its strategy (pid {strategy}) ended too")
+        else:
+            failures += 1
+            os.kill(strategy, signal.SIGKILL)
+            print(f"FAIL host ended by {sig.name}: its strategy (pid {strategy}) is still running")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
