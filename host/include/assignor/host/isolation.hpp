@@ -1,13 +1,14 @@
 // Runs one strategy in a child process (the config's `isolation: process`), so that a strategy that
 // crashes, hangs or exhausts memory cannot take the host down with it.
 //
-// The plugin is already loaded in the parent's registry; after fork() the child creates the strategy
-// and calls assign() on the input it inherited, then writes the Assignment back through a pipe (a
+// After fork() the child creates the strategy (opening its library there if the host has not) and
+// calls assign() on the input it inherited, then writes the Assignment back through a pipe (a
 // small binary format of the placements) and exits with _exit(). The parent waits with a wall-clock
-// limit (then SIGKILL to the child's whole process group); the child runs under an address-space
-// limit (RLIMIT_AS), no core dumps, default handlers for crash signals, and its stdout redirected to
-// stderr (a strategy that prints cannot corrupt the assignment JSON). Every way the child can end
-// becomes a value:
+// limit; the child runs under an address-space limit (RLIMIT_AS), and what every isolated child
+// gets (src/child_process.hpp): it dies with the host, has a CPU-time backstop, default handlers
+// for crash signals, no core dumps, its stdout on stderr (a strategy that prints cannot corrupt the
+// assignment JSON), and nothing it starts outlives the run. Every way the child can end becomes a
+// value:
 //   "strategy 'x' crashed with SIGSEGV (Segmentation fault)"
 //   "strategy 'x' exceeded its time limit of 10 s (limits.time_ms) and was killed"
 //   "strategy 'x' ran out of memory (limit 2048 MiB, limits.memory_mb)"
