@@ -31,6 +31,7 @@ void apply_log_level(const Globals& globals, const host::Config* config) {
 
 void load_plugins(host::PluginRegistry& registry, const host::Config* config) {
   registry.set_allow_unsafe_permissions(config != nullptr && config->allow_unsafe_plugin_permissions);
+  if (config != nullptr) registry.set_load_time_limit(config->strategy_limits.time_ms);
   registry.load_directory(host::builtin_plugin_dir(), host::PluginOrigin::bundled);
   if (config != nullptr)
     for (const auto& dir : config->plugin_paths) registry.load_directory(dir);

@@ -66,8 +66,11 @@ TEST_F(SafeLoading, GroupWritableFileIsRefusedSayingWhyAndHow) {
   EXPECT_THAT(msg, HasSubstr("chmod go-w"));
   EXPECT_THAT(msg, HasSubstr("allow_unsafe_permissions: true"));
   EXPECT_THAT(registry.plugins(), IsEmpty());
-  EXPECT_THROW(registry.load_directory(plugin_.parent_path()), PluginError);
+  // In a plugin directory the file is skipped (never opened), with the same reason.
+  registry.load_directory(plugin_.parent_path());
   EXPECT_THAT(registry.plugins(), IsEmpty());
+  ASSERT_EQ(registry.refused().size(), 1u);
+  EXPECT_THAT(registry.refused()[0].reason, HasSubstr("is writable by its group (mode 0775)"));
 }
 
 TEST_F(SafeLoading, WorldWritableFileIsRefused) {
@@ -153,6 +156,76 @@ TEST_F(SafeLoading, AFileThatIsNotALibraryIsRefusedBeforeOpening) {
   EXPECT_THAT(message_of<PluginError>([&] { registry.load(text); }),
               AllOf(HasSubstr("cannot load plugin: not a shared library"), HasSubstr(fs::canonical(text).string())));
   EXPECT_THAT(message_of<PluginError>([&] { registry.load(dir_ / "plugins"); }), HasSubstr("not a regular file"));
+}
+
+// ---- what a plugin pulls in, and where it sits ----
+
+TEST_F(SafeLoading, ADependencyDirectoryOthersCanWriteIsRefused) {
+  // The plugin's RUNPATH names $ORIGIN/deps: a library planted there would run in this process.
+  const fs::path plugin = dir_ / "plugins" / "runpath.so";
+  fs::copy_file(TEST_PLUGIN_RUNPATH_DEPS, plugin);
+  fs::permissions(plugin, fs::perms(0755));
+  PluginRegistry missing;  // no deps/ yet, and only we can create it: fine
+  EXPECT_NO_THROW(missing.load(plugin));
+  fs::create_directory(dir_ / "plugins" / "deps");
+  fs::permissions(dir_ / "plugins" / "deps", fs::perms(0777));
+  PluginRegistry registry;
+  EXPECT_THAT(message_of<PluginError>([&] { registry.load(plugin); }),
+              AllOf(HasSubstr("it loads its own dependencies from " + (dir_ / "plugins" / "deps").string() + " (its RUNPATH)"),
+                    HasSubstr("writable by others (mode 0777)")));
+  fs::permissions(dir_ / "plugins" / "deps", fs::perms(0755));
+  PluginRegistry fixed;
+  EXPECT_NO_THROW(fixed.load(plugin));
+}
+
+TEST_F(SafeLoading, ADirectoryAboveThePluginsThatOthersCanWriteIsRefused) {
+  // dir_/plugins is safe, but dir_ itself lets anyone rename plugins/ and put another in its place.
+  fs::permissions(dir_, fs::perms(0777));
+  PluginRegistry registry;
+  EXPECT_THAT(message_of<PluginError>([&] { registry.load(plugin_); }),
+              AllOf(HasSubstr("the directory " + dir_.string() + " is writable by others (mode 0777) without the sticky bit")));
+  // With the sticky bit (like /tmp) nobody can rename what is not theirs: accepted.
+  fs::permissions(dir_, fs::perms(01777));
+  PluginRegistry sticky;
+  EXPECT_NO_THROW(sticky.load(plugin_));
+}
+
+// ---- libraries whose initialisers misbehave ----
+
+bool mapped_in_this_process(const std::string& path) {
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line))
+    if (line.find(path) != std::string::npos) return true;
+  return false;
+}
+
+TEST(SafeLoadingInitialisers, ALibraryIsOpenedInThisProcessOnlyWhenUsed) {
+  PluginRegistry registry;
+  const auto& info = registry.load(TEST_PLUGIN_TRIVIAL_VALID);
+  EXPECT_FALSE(mapped_in_this_process(info.path.string())) << "found by a probe child, not opened here";
+  auto strategy = registry.create("test_trivial_valid", {});
+  EXPECT_TRUE(mapped_in_this_process(info.path.string()));
+}
+
+TEST(SafeLoadingInitialisers, AnInitialiserThatCrashesCostsAChildNotTheHost) {
+  PluginRegistry registry;
+  EXPECT_THAT(message_of<PluginError>([&] { registry.load(TEST_PLUGIN_CTOR_CRASHES); }),
+              HasSubstr("crashed with SIGSEGV (Segmentation fault) while loading (in its initialisers)"));
+  registry.load_directory(dir_of(TEST_PLUGIN_CTOR_CRASHES));
+  ASSERT_EQ(registry.refused().size(), 1u);
+  EXPECT_THAT(registry.refused()[0].reason, HasSubstr("crashed with SIGSEGV"));
+  registry.load(TEST_PLUGIN_TRIVIAL_VALID);  // and the registry goes on
+  EXPECT_EQ(registry.plugins().size(), 1u);
+}
+
+TEST(SafeLoadingInitialisers, AnInitialiserThatHangsIsGivenUpAtTheTimeLimit) {
+  PluginRegistry registry;
+  registry.set_load_time_limit(500);
+  registry.load_directory(dir_of(TEST_PLUGIN_CTOR_HANGS));
+  ASSERT_EQ(registry.refused().size(), 1u);
+  EXPECT_THAT(registry.refused()[0].reason,
+              HasSubstr("did not finish loading within 500 ms (limits.time_ms): its initialisers hang"));
 }
 
 }  // namespace

@@ -2,12 +2,15 @@
 //
 // A library is checked in this order, and refused with a message naming the file (its real path,
 // symlinks resolved) and the reason: neither it nor its directory is writable by group or others or
-// owned by another user than root or us (unless set_allow_unsafe_permissions); its symbol table,
-// read from the file before it is opened, carries the entry point; it opens; its API version
-// equals ours; its build fingerprint equals ours; its descriptor is complete (name, factory,
-// destroy). Only then is it listed. Two plugins
-// with one name is an error naming both files. Libraries stay loaded for the life of the registry,
-// and every Strategy it creates keeps its library alive through its deleter.
+// owned by another user than root or us, no directory above it lets others replace it (writable by
+// group or others without the sticky bit), and neither do the directories its own RUNPATH/RPATH
+// names (unless set_allow_unsafe_permissions); its symbol table, read from the file before it is
+// opened, carries the entry point; it opens in a child process within the load time limit (its
+// initialisers neither crash nor hang); its API version equals ours; its build fingerprint equals
+// ours; its descriptor is complete (name, factory, destroy). Only then is it listed; it is opened
+// in this process when a strategy is first created from it. Two plugins with one name is an error
+// naming both files. Opened libraries stay loaded for the life of the registry, and every Strategy
+// it creates keeps its library alive through its deleter.
 #pragma once
 
 #include <filesystem>
@@ -16,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "assignor/host/limits.hpp"
 #include "assignor/plugin.hpp"
 #include "assignor/settings.hpp"
 #include "assignor/strategy.hpp"
@@ -42,6 +46,12 @@ struct PluginInfo {
   std::filesystem::path path;  // the real path (symlinks resolved)
 };
 
+// A library of a plugin directory that carries the entry point but was refused (and skipped).
+struct RefusedLibrary {
+  std::filesystem::path path;
+  std::string reason;  // the whole message: file and why
+};
+
 using StrategyHandle = std::unique_ptr<Strategy, std::function<void(Strategy*)>>;
 
 class PluginRegistry {
@@ -51,7 +61,9 @@ class PluginRegistry {
   PluginRegistry(const PluginRegistry&) = delete;
   PluginRegistry& operator=(const PluginRegistry&) = delete;
 
-  // Loads one library; throws PluginError (which file, why).
+  // Finds one plugin; throws PluginError (which file, why). The library is opened in a child process
+  // first (its initialisers run there, under the load time limit, so one that crashes or hangs costs
+  // a child, never this process); it is opened here only when a strategy is created from it.
   const PluginInfo& load(const std::filesystem::path& library, PluginOrigin origin = PluginOrigin::external);
 
   // Loads plugin files and directories even when group or others can write them or another user
@@ -59,12 +71,19 @@ class PluginRegistry {
   void set_allow_unsafe_permissions(bool allow) noexcept;
 
   // Loads every library in `dir` that carries the entry point (others are skipped with a debug
-  // log line); libraries that carry it but fail a check throw PluginError.
+  // log line). One that carries it but fails a check is skipped with a warning and listed by
+  // refused(): an unrelated broken library never takes the other strategies down. An unsafe or
+  // missing directory throws PluginError.
   void load_directory(const std::filesystem::path& dir, PluginOrigin origin = PluginOrigin::external);
 
+  // How long opening one library (its initialisers) may take: the config's limits.time_ms.
+  void set_load_time_limit(std::uint64_t ms) noexcept;
+
   const std::vector<PluginInfo>& plugins() const noexcept;
+  const std::vector<RefusedLibrary>& refused() const noexcept;
   const PluginInfo* find(const std::string& name) const noexcept;
-  // Like find(), but throws PluginError naming the nearest loaded plugin when absent.
+  // Like find(), but throws PluginError naming the nearest loaded plugin, and the refused libraries,
+  // when absent.
   const PluginInfo& require(const std::string& name) const;
 
   // Creates a strategy; throws PluginError for an unknown name, ConfigError/StrategyError when the
