@@ -55,6 +55,13 @@ int main(int argc, char** argv) {
   } catch (const StrategyError& e) {
     std::cerr << "assignor: error: " << printable(e.what(), /*keep_newlines=*/true) << "\n";
     return kStrategyFailed;
+  } catch (const std::bad_alloc&) {
+    // Reading or checking an input larger than this machine can hold (a strategy's own allocation
+    // failure is that strategy's failure, exit 4, reported by the runner).
+    std::cerr << "assignor: error: ran out of memory; the input is too large for the memory available (lower "
+                 "limits.max_file_mb, limits.max_tasks or limits.max_clients in the config to refuse such files "
+                 "early, or free memory)\n";
+    return kBadInput;
   } catch (const std::exception& e) {
     std::cerr << "assignor: internal error: " << printable(e.what(), /*keep_newlines=*/true) << "\n";
     return kInternal;

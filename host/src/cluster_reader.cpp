@@ -351,7 +351,7 @@ class ClusterParser {
           r_.fail_at(it->first, map_place, fmt::format("task '{}' is listed twice", it->first.Scalar()));
         offset_mark_[t] = c;
         // Any integer: negative sums other than -2 are suspect state, reported by the lag model.
-        const std::int64_t sum = r_.integer(it->second, join_place(place, "offset_sums." + it->first.Scalar()));
+        const std::int64_t sum = r_.integer(it->second, join_place(place, "offset_sums." + std::string(it->first.Scalar())));
         client.offset_sums.push_back({t, sum});
       }
     }
@@ -413,7 +413,7 @@ class ClusterParser {
     if (!node.IsScalar())
       r_.fail_at(node, place, fmt::format("expected a task id string, got {}", describe(node)));
     r_.check_length(node, place);
-    const std::string& text = node.Scalar();
+    const std::string_view text = node.Scalar();
     const auto id = parse_task_id(text);
     if (!id) r_.fail_at(node, place, fmt::format("'{}' is not a task id of the form S_P (e.g. 0_3; digits only, no leading zeros)", text));
     const auto it = task_by_id_.find(task_key(*id));

@@ -5,15 +5,17 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <istream>
+#include <limits>
+#include <streambuf>
 
 #include "assignor/errors.hpp"
 #include "assignor/host/limits.hpp"
+#include "yaml_helpers.hpp"
 
 namespace assignor::host::detail {
 
 namespace {
-
-const std::string kEmpty;
 
 [[noreturn]] void fail(const std::string& source, DocMark mark, std::string_view problem) {
   if (mark.is_null()) throw InputError(fmt::format("{}: {}", source, problem));
@@ -26,9 +28,10 @@ const std::string kEmpty;
 
 DocType DocNode::Type() const noexcept { return doc_ ? doc_->nodes_[index_].type : DocType::Undefined; }
 
-const std::string& DocNode::Scalar() const noexcept {
-  if (!IsScalar()) return kEmpty;
-  return doc_->scalars_[doc_->nodes_[index_].scalar];
+std::string_view DocNode::Scalar() const noexcept {
+  if (!IsScalar()) return {};
+  const auto& rec = doc_->nodes_[index_];
+  return std::string_view(doc_->text_).substr(rec.first, rec.count);
 }
 
 std::string_view DocNode::Tag() const noexcept {
@@ -40,15 +43,15 @@ DocMark DocNode::Mark() const noexcept { return doc_ ? doc_->nodes_[index_].mark
 std::size_t DocNode::size() const noexcept {
   if (!doc_) return 0;
   const auto& rec = doc_->nodes_[index_];
-  if (rec.type == DocType::Map) return rec.child_count / 2;
-  if (rec.type == DocType::Sequence) return rec.child_count;
+  if (rec.type == DocType::Map) return rec.count / 2;
+  if (rec.type == DocType::Sequence) return rec.count;
   return 0;
 }
 
 DocNode DocNode::operator[](std::size_t i) const noexcept {
   if (!IsSequence() || i >= size()) return {};
   const auto& rec = doc_->nodes_[index_];
-  return {doc_, doc_->children_[rec.first_child + i]};
+  return {doc_, doc_->children_[rec.first + i]};
 }
 
 DocNode::iterator DocNode::begin() const noexcept {
@@ -62,7 +65,7 @@ DocNode::iterator DocNode::begin() const noexcept {
 DocNode::iterator DocNode::end() const noexcept {
   iterator it;
   it.owner_ = *this;
-  it.pos_ = doc_ && (IsMap() || IsSequence()) ? doc_->nodes_[index_].child_count : 0;
+  it.pos_ = doc_ && (IsMap() || IsSequence()) ? doc_->nodes_[index_].count : 0;
   return it;
 }
 
@@ -77,8 +80,8 @@ void DocNode::iterator::load() noexcept {
   const Document* doc = owner_.doc_;
   if (!doc || !(owner_.IsMap() || owner_.IsSequence())) return;
   const auto& rec = doc->nodes_[owner_.index_];
-  if (pos_ >= rec.child_count) return;
-  const std::uint32_t* kids = doc->children_.data() + rec.first_child;
+  if (pos_ >= rec.count) return;
+  const std::uint32_t* kids = doc->children_.data() + rec.first;
   if (owner_.IsMap()) {
     entry_.first = DocNode(doc, kids[pos_]);
     entry_.second = DocNode(doc, kids[pos_ + 1]);
@@ -89,29 +92,40 @@ void DocNode::iterator::load() noexcept {
 
 // ---- building -----------------------------------------------------------------------------------
 
+// Builds a Document bottom-up: scalar(), null() and reference() push a node; open() ... close()
+// makes the nodes pushed in between the container's children. Keeps to the memory budget.
 class DocumentBuilder {
  public:
-  DocumentBuilder(Document& doc, const std::string& source) : doc_(doc), source_(source) {}
+  DocumentBuilder(Document& doc, const std::string& source, std::size_t input_bytes)
+      : doc_(doc),
+        source_(source),
+        budget_(kDocumentBytesPerInputByte * static_cast<std::uint64_t>(input_bytes) + kDocumentBaseBytes),
+        input_bytes_(input_bytes) {}
 
-  std::uint32_t scalar(std::string text, bool quoted, DocMark mark) {
+  std::uint32_t scalar(std::string_view text, bool quoted, DocMark mark) {
+    if (doc_.text_.size() + text.size() > std::numeric_limits<std::uint32_t>::max())
+      fail(source_, mark, "the document's text is larger than 4 GiB");
+    room(doc_.text_, text.size(), mark);
     const auto index = add(DocType::Scalar, quoted, mark);
-    doc_.nodes_[index].scalar = static_cast<std::uint32_t>(doc_.scalars_.size());
-    doc_.scalars_.push_back(std::move(text));
-    stack_.push_back(index);
+    doc_.nodes_[index].first = static_cast<std::uint32_t>(doc_.text_.size());
+    doc_.nodes_[index].count = static_cast<std::uint32_t>(text.size());
+    doc_.text_.append(text);
+    push(index, mark);
     return index;
   }
   std::uint32_t null(DocMark mark) {
     const auto index = add(DocType::Null, false, mark);
-    stack_.push_back(index);
+    push(index, mark);
     return index;
   }
-  // open() ... children ... close(): children pushed in between become the container's.
+  // A node already built (a YAML alias): shared, not copied.
+  void reference(std::uint32_t index, DocMark mark) { push(index, mark); }
   struct Open {
     std::uint32_t index;
     std::size_t stack_mark;
   };
-  Open open(DocType type, DocMark mark, int depth) {
-    if (depth >= kMaxYamlDepth)
+  Open open(DocType type, DocMark mark, std::size_t depth) {
+    if (depth >= static_cast<std::size_t>(kMaxYamlDepth))
       fail(source_, mark,
            fmt::format("nested {} or more levels deep; refused (cluster and config files need a few levels)",
                        kMaxYamlDepth));
@@ -119,9 +133,11 @@ class DocumentBuilder {
     return {index, stack_.size()};
   }
   void close(const Open& o) {
+    const std::size_t n = stack_.size() - o.stack_mark;
+    room(doc_.children_, n, doc_.nodes_[o.index].mark);
     auto& rec = doc_.nodes_[o.index];
-    rec.first_child = static_cast<std::uint32_t>(doc_.children_.size());
-    rec.child_count = static_cast<std::uint32_t>(stack_.size() - o.stack_mark);
+    rec.first = static_cast<std::uint32_t>(doc_.children_.size());
+    rec.count = static_cast<std::uint32_t>(n);
     doc_.children_.insert(doc_.children_.end(), stack_.begin() + static_cast<std::ptrdiff_t>(o.stack_mark),
                           stack_.end());
     stack_.resize(o.stack_mark);
@@ -130,72 +146,74 @@ class DocumentBuilder {
 
  private:
   std::uint32_t add(DocType type, bool quoted, DocMark mark) {
-    doc_.nodes_.push_back({type, quoted, mark, 0, 0, 0});
+    room(doc_.nodes_, 1, mark);
+    doc_.nodes_.push_back({type, quoted, mark, 0, 0});
     return static_cast<std::uint32_t>(doc_.nodes_.size() - 1);
+  }
+  void push(std::uint32_t index, DocMark mark) {
+    room(stack_, 1, mark);
+    stack_.push_back(index);
+  }
+  // Makes room for `extra` more elements in one of the document's arrays, growing it by doubling,
+  // but first checks that the document, with the old and the new buffer both alive while the
+  // elements move, stays within its budget: a document that would not is refused before the
+  // memory is taken.
+  template <class Buffer>
+  void room(Buffer& buffer, std::size_t extra, DocMark mark) {
+    if (buffer.size() + extra <= buffer.capacity()) return;
+    const std::size_t element = sizeof(typename Buffer::value_type);
+    const std::size_t grown = std::max(buffer.capacity() * 2, std::max<std::size_t>(buffer.size() + extra, 64));
+    const std::uint64_t held = doc_.nodes_.capacity() * sizeof(Document::Rec) +
+                               (doc_.children_.capacity() + stack_.capacity()) * sizeof(std::uint32_t) +
+                               doc_.text_.capacity();
+    const std::uint64_t peak = held + grown * element;  // the old buffer is still in `held`
+    if (peak > budget_)
+      fail(source_, mark,
+           fmt::format("the document would need more than {} MiB for {} nodes from a {}-byte file (at most {} "
+                       "bytes per byte of text plus {} MiB): no cluster, config or events file is built like this; "
+                       "refused",
+                       peak >> 20, doc_.nodes_.size(), input_bytes_, kDocumentBytesPerInputByte,
+                       kDocumentBaseBytes >> 20));
+    buffer.reserve(grown);
   }
   Document& doc_;
   const std::string& source_;
+  std::uint64_t budget_;
+  std::size_t input_bytes_;
   std::vector<std::uint32_t> stack_;
 };
 
 namespace {
 
-// yaml-cpp -> Document.
-void from_yaml(DocumentBuilder& b, const YAML::Node& node, int depth) {
-  const DocMark mark{node.Mark().line, node.Mark().column};
-  switch (node.Type()) {
-    case YAML::NodeType::Undefined:
-    case YAML::NodeType::Null:
-      b.null(mark);
-      return;
-    case YAML::NodeType::Scalar:
-      b.scalar(node.Scalar(), node.Tag() == "!", mark);
-      return;
-    case YAML::NodeType::Sequence: {
-      const auto o = b.open(DocType::Sequence, mark, depth);
-      for (const auto& child : node) from_yaml(b, child, depth + 1);
-      b.close(o);
-      return;
-    }
-    case YAML::NodeType::Map: {
-      const auto o = b.open(DocType::Map, mark, depth);
-      for (auto it = node.begin(); it != node.end(); ++it) {
-        from_yaml(b, it->first, depth + 1);
-        from_yaml(b, it->second, depth + 1);
-      }
-      b.close(o);
-      return;
-    }
-  }
-}
-
 // simdjson (on demand) -> Document, with positions computed from token addresses.
 class JsonBuilder {
  public:
-  JsonBuilder(DocumentBuilder& b, std::string_view text) : b_(b), text_(text) {
-    line_starts_.push_back(0);
-    for (std::size_t i = 0; i < text.size(); ++i)
-      if (text[i] == '\n') line_starts_.push_back(i + 1);
-  }
+  JsonBuilder(DocumentBuilder& b, std::string_view text) : b_(b), text_(text) {}
 
-  DocMark at(const char* p) const {
+  // Line and column of a token. simdjson visits tokens in text order, so a cursor moving forward
+  // finds them without a table of line starts (which could cost more than the text itself).
+  DocMark at(const char* p) {
     const auto offset = static_cast<std::size_t>(p - text_.data());
-    const auto it = std::upper_bound(line_starts_.begin(), line_starts_.end(), offset);
-    const auto line = static_cast<std::size_t>(it - line_starts_.begin()) - 1;
-    return {static_cast<int>(line), static_cast<int>(offset - line_starts_[line])};
+    if (offset < offset_) offset_ = line_ = line_start_ = 0;  // not expected; start over
+    for (; offset_ < offset; ++offset_)
+      if (text_[offset_] == '\n') {
+        ++line_;
+        line_start_ = offset_ + 1;
+      }
+    return {static_cast<int>(line_), static_cast<int>(offset - line_start_)};
   }
 
-  void object(simdjson::ondemand::object obj, DocMark mark, int depth) {
+  void object(simdjson::ondemand::object obj, DocMark mark, std::size_t depth) {
     const auto o = b_.open(DocType::Map, mark, depth);
     for (auto field : obj) {
       const char* key_at = field.key().value().raw() - 1;  // the opening quote
-      b_.scalar(std::string(field.unescaped_key().value()), true, at(key_at));
+      b_.scalar(field.unescaped_key().value(), true, at(key_at));
       value(field.value().value(), depth + 1);
     }
     b_.close(o);
   }
 
-  void value(simdjson::ondemand::value v, int depth) {
+  void value(simdjson::ondemand::value v, std::size_t depth) {
     const std::string_view token = v.raw_json_token();
     const DocMark mark = at(token.data());
     switch (v.type().value()) {
@@ -212,7 +230,7 @@ class JsonBuilder {
         return;
       }
       case simdjson::ondemand::json_type::string:
-        b_.scalar(std::string(v.get_string().value()), true, mark);
+        b_.scalar(v.get_string().value(), true, mark);
         return;
       case simdjson::ondemand::json_type::boolean:
         b_.scalar(v.get_bool().value() ? "true" : "false", false, mark);
@@ -226,7 +244,7 @@ class JsonBuilder {
         while (!number.empty() && (number.back() == ' ' || number.back() == '\t' || number.back() == '\n' ||
                                    number.back() == '\r'))
           number.remove_suffix(1);
-        b_.scalar(std::string(number), false, mark);
+        b_.scalar(number, false, mark);
         return;
       }
     }
@@ -235,7 +253,7 @@ class JsonBuilder {
  private:
   DocumentBuilder& b_;
   std::string_view text_;
-  std::vector<std::size_t> line_starts_;
+  std::size_t offset_ = 0, line_ = 0, line_start_ = 0;
 };
 
 }  // namespace
@@ -248,7 +266,7 @@ std::unique_ptr<Document> parse_json_document(std::string_view text, const std::
     const simdjson::padded_string padded(text);
     auto json = parser.iterate(padded).value();
     auto doc = std::make_unique<Document>();
-    DocumentBuilder b(*doc, source);
+    DocumentBuilder b(*doc, source, text.size());
     JsonBuilder builder(b, std::string_view(padded.data(), text.size()));
     const char* start = json.current_location().value();
     builder.object(json.get_object().value(), builder.at(start), 0);
@@ -260,10 +278,117 @@ std::unique_ptr<Document> parse_json_document(std::string_view text, const std::
   }
 }
 
-std::unique_ptr<Document> document_from_yaml(const YAML::Node& root, const std::string& source) {
+namespace {
+
+// A read-only std::streambuf over the text, so that the YAML parser reads it without a copy.
+class TextBuffer final : public std::streambuf {
+ public:
+  explicit TextBuffer(std::string_view text) {
+    char* begin = const_cast<char*>(text.data());  // never written: only get-area functions are used
+    setg(begin, begin, begin + text.size());
+  }
+};
+
+// yaml-cpp's parser events -> Document, with the alias checks of AliasExpansionGuard on the way.
+class YamlEvents final : public YAML::EventHandler {
+ public:
+  YamlEvents(DocumentBuilder& b, const std::string& source) : b_(b), guard_(source) {}
+
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    guard_.OnDocumentStart(mark);
+    anchors_.clear();
+  }
+  void OnDocumentEnd() override { guard_.OnDocumentEnd(); }
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    guard_.OnNull(mark, anchor);
+    root_is_null_ = open_.empty();
+    remember(anchor, b_.null(mark_of(mark)));
+  }
+  void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
+                const std::string& value) override {
+    guard_.OnScalar(mark, tag, anchor, value);
+    remember(anchor, b_.scalar(value, tag == "!", mark_of(mark)));
+  }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    guard_.OnAlias(mark, anchor);  // refuses cycles and runaway expansion
+    if (anchor < anchors_.size() && anchors_[anchor] != kNone) b_.reference(anchors_[anchor], mark_of(mark));
+    else b_.null(mark_of(mark));  // yaml-cpp reports an unknown anchor itself
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value style) override {
+    guard_.OnSequenceStart(mark, tag, anchor, style);
+    open(DocType::Sequence, mark, anchor);
+  }
+  void OnSequenceEnd() override {
+    guard_.OnSequenceEnd();
+    close();
+  }
+  void OnMapStart(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
+                  YAML::EmitterStyle::value style) override {
+    guard_.OnMapStart(mark, tag, anchor, style);
+    open(DocType::Map, mark, anchor);
+  }
+  void OnMapEnd() override {
+    guard_.OnMapEnd();
+    close();
+  }
+
+  const YAML::Mark& document_mark() const noexcept { return guard_.document_mark(); }
+  bool root_is_null() const noexcept { return root_is_null_; }
+
+ private:
+  static constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+  static DocMark mark_of(const YAML::Mark& m) { return {m.line, m.column}; }
+  void remember(YAML::anchor_t anchor, std::uint32_t index) {
+    if (anchor == YAML::NullAnchor) return;
+    if (anchor >= anchors_.size()) anchors_.resize(anchor + 1, kNone);
+    anchors_[anchor] = index;
+  }
+  void open(DocType type, const YAML::Mark& mark, YAML::anchor_t anchor) {
+    root_is_null_ = false;
+    open_.push_back(b_.open(type, mark_of(mark), open_.size()));
+    remember(anchor, open_.back().index);
+  }
+  void close() {
+    if (open_.empty()) return;
+    b_.close(open_.back());
+    open_.pop_back();
+  }
+
+  DocumentBuilder& b_;
+  AliasExpansionGuard guard_;
+  std::vector<DocumentBuilder::Open> open_;
+  std::vector<std::uint32_t> anchors_;  // by anchor id: the node it names
+  bool root_is_null_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Document> parse_yaml_document(std::string_view text, const std::string& source,
+                                              std::string_view what) {
   auto doc = std::make_unique<Document>();
-  DocumentBuilder b(*doc, source);
-  from_yaml(b, root, 0);
+  DocumentBuilder b(*doc, source, text.size());
+  try {
+    TextBuffer buffer(text);
+    std::istream in(&buffer);
+    YAML::Parser parser(in);
+    YamlEvents events(b, source);
+    if (!parser.HandleNextDocument(events) || events.root_is_null())
+      throw InputError(fmt::format("{}: empty file (expected {})", source, what));
+    // A second document: stop at its start (never YAML::LoadAll: in yaml-cpp 0.7 it loops forever,
+    // allocating, on some malformed input such as a stray ',' at the top level, jbeder/yaml-cpp#1040).
+    if (parser.HandleNextDocument(events))
+      fail(source, events.document_mark(), "",
+           "more than one YAML document (or text after the end of the first); expected exactly one");
+  } catch (const YAML::DeepRecursion& e) {
+    fail(source, e.mark, "",
+         fmt::format("nested {} or more levels deep; refused (cluster and config files need a few levels)",
+                     kMaxYamlDepth));
+  } catch (const YAML::ParserException& e) {
+    fail(source, e.mark, "", fmt::format("YAML syntax error: {}", e.msg));
+  } catch (const YAML::Exception& e) {
+    fail(source, e.mark, "", fmt::format("cannot parse YAML: {}", e.msg));
+  }
   return doc;
 }
 

@@ -1,8 +1,13 @@
 // A parsed YAML or JSON document as one small tree type, so that the readers' checks are written
-// once for both formats. YAML goes through yaml-cpp (yaml_helpers.hpp, with its guards) and is
-// converted; JSON (a file whose first non-blank character is '{') goes through simdjson, about ten
-// times faster on 100k-task cluster files, and the caller falls back to yaml-cpp when it is not
-// strict JSON (YAML flow maps also start with '{').
+// once for both formats. YAML is built straight from yaml-cpp's parser events (no yaml-cpp node
+// tree, which costs hundreds of bytes per node); JSON (a file whose first non-blank character is
+// '{') goes through simdjson, about ten times faster on 100k-task cluster files, and the caller
+// falls back to YAML when it is not strict JSON (YAML flow maps also start with '{').
+//
+// Memory is bounded by the input: a node costs 20 bytes plus its scalar's text in one arena, and a
+// document may use at most kDocumentBytesPerInputByte bytes per byte of its text plus
+// kDocumentBaseBytes (limits.hpp); a text that needs more (a list of millions of one-character
+// items) is refused while it is being read, before it can take the machine's memory.
 //
 // The node API mirrors the subset of yaml-cpp's that the readers use (IsMap, Scalar, Mark, Tag,
 // iteration with it->first / it->second), with positions kept for every node: error messages point
@@ -14,10 +19,6 @@
 #include <string>
 #include <string_view>
 #include <vector>
-
-namespace YAML {
-class Node;
-}
 
 namespace assignor::host::detail {
 
@@ -41,8 +42,8 @@ class DocNode {
   bool IsScalar() const noexcept { return Type() == DocType::Scalar; }
   bool IsSequence() const noexcept { return Type() == DocType::Sequence; }
   bool IsMap() const noexcept { return Type() == DocType::Map; }
-  // The scalar's text (unescaped); empty for other nodes.
-  const std::string& Scalar() const noexcept;
+  // The scalar's text (unescaped); empty for other nodes. Valid while the Document lives.
+  std::string_view Scalar() const noexcept;
   // "!" for a quoted scalar (a string for sure), "?" otherwise: yaml-cpp's convention.
   std::string_view Tag() const noexcept;
   DocMark Mark() const noexcept;
@@ -100,21 +101,24 @@ class Document {
     DocType type;
     bool quoted;
     DocMark mark;
-    std::uint32_t scalar;       // index into scalars_ (Scalar nodes)
-    std::uint32_t first_child;  // into children_
-    std::uint32_t child_count;  // elements, or 2 x pairs for maps
+    std::uint32_t first;  // scalars: offset into text_; containers: first index into children_
+    std::uint32_t count;  // scalars: length; sequences: elements; maps: 2 x pairs
   };
   std::vector<Rec> nodes_;
   std::vector<std::uint32_t> children_;
-  std::vector<std::string> scalars_;
+  std::string text_;  // every scalar's text, one after the other
 };
 
 // The document, when `text` is one strict JSON object and nothing else; nullptr otherwise (the
 // caller then reads it as YAML, which explains any syntax error). Throws InputError for nesting
-// deeper than kMaxYamlDepth.
+// deeper than kMaxYamlDepth or a document over its memory budget.
 std::unique_ptr<Document> parse_json_document(std::string_view text, const std::string& source);
 
-// A yaml-cpp tree (already checked for alias cycles and expansion) as a Document.
-std::unique_ptr<Document> document_from_yaml(const YAML::Node& root, const std::string& source);
+// One YAML document, built from the parser's events. InputError (with the file, line and column)
+// for: no document at all or a bare null ("empty file (expected <what>)"), a second document, a
+// syntax error, nesting deeper than kMaxYamlDepth, an alias inside the node it refers to, aliases
+// that expand the document too far ("billion laughs"), or a document over its memory budget.
+std::unique_ptr<Document> parse_yaml_document(std::string_view text, const std::string& source,
+                                              std::string_view what);
 
 }  // namespace assignor::host::detail

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -84,7 +85,7 @@ inline std::string describe(const Node& node) {
     case DocType::Scalar:
       break;
   }
-  std::string text = node.Scalar();
+  std::string text(node.Scalar());
   if (text.size() > 40) text = text.substr(0, 37) + "...";
   // Quoted scalars are strings for sure; plain ones are shown as written.
   if (node.Tag() == "!") return fmt::format("the string \"{}\"", text);
@@ -125,22 +126,36 @@ inline std::string read_text_file(const std::string& source, const std::filesyst
   // Blocking again for the reads: a writer that is slow to write is waited for.
   if (const int flags = ::fcntl(fd, F_GETFL); flags == -1 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == -1)
     throw failed(errno);
-  std::string text;
-  constexpr std::size_t kChunk = std::size_t{1} << 16;
+  // A regular file is read into exactly its size; a stream (a pipe, a device) in chunks that are
+  // joined only once it has ended within the limit, so memory never runs ahead of what was read.
+  struct stat st {};
+  const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  constexpr std::size_t kChunk = std::size_t{1} << 20;
+  std::vector<std::string> chunks;
+  std::uint64_t total = 0;
+  if (regular) chunks.emplace_back().reserve(static_cast<std::size_t>(std::min<std::uint64_t>(
+                   static_cast<std::uint64_t>(st.st_size), max_bytes) + 1));
   for (;;) {
-    const std::size_t old = text.size();
-    if (old > max_bytes) throw too_large(fmt::format("more than {}", max_bytes));
-    text.resize(old + kChunk);
-    const ssize_t n = ::read(fd, text.data() + old, kChunk);
+    if (chunks.empty() || (!regular && chunks.back().size() == kChunk)) chunks.emplace_back().reserve(kChunk);
+    std::string& chunk = chunks.back();
+    const std::size_t old = chunk.size();
+    const std::size_t room = regular ? std::max<std::size_t>(chunk.capacity() - old, 1) : kChunk - old;
+    chunk.resize(old + room);
+    const ssize_t n = ::read(fd, chunk.data() + old, room);
     if (n < 0 && errno == EINTR) {
-      text.resize(old);
+      chunk.resize(old);
       continue;
     }
     if (n < 0) throw failed(errno);
-    text.resize(old + static_cast<std::size_t>(n));
+    chunk.resize(old + static_cast<std::size_t>(n));
     if (n == 0) break;
+    total += static_cast<std::uint64_t>(n);
+    if (total > max_bytes) throw too_large(fmt::format("more than {}", max_bytes));
   }
-  if (text.size() > max_bytes) throw too_large(std::to_string(text.size()));
+  if (chunks.size() == 1) return std::move(chunks.front());
+  std::string text;
+  text.reserve(static_cast<std::size_t>(total));
+  for (const auto& chunk : chunks) text += chunk;
   return text;
 }
 
@@ -242,16 +257,8 @@ class AliasExpansionGuard final : public YAML::EventHandler {
   std::uint64_t expanded_ = 0;
 };
 
-// Parses a single YAML document. Empty input (or only comments, or a bare null) -> InputError;
-// syntax errors carry yaml-cpp's line and column; a second document is an error (not dropped).
-// Texts longer than `max_bytes`, nested kMaxYamlDepth levels deep, or whose aliases form a cycle
-// or expand too far (AliasExpansionGuard) are refused with a message that says so.
-//
-// Two passes: the parser's events first (no node is built), which counts the documents and checks
-// the aliases, then YAML::Load for the one document. Never YAML::LoadAll: in yaml-cpp 0.7 it loops
-// forever, allocating, on some malformed input (a stray ',' at the top level: jbeder/yaml-cpp#1040,
-// found here by the mutation test); the event pass stops at the second document instead.
-// A parsed document and its root node (the nodes live as long as this does).
+// Parses a single YAML or JSON document (document.hpp says what is refused and why). Texts longer
+// than `max_bytes` are refused before parsing.
 struct LoadedDocument {
   std::unique_ptr<Document> document;
   Node root() const noexcept { return document->root(); }
@@ -263,35 +270,16 @@ inline LoadedDocument load_document(std::string_view text, const std::string& so
     throw InputError(fmt::format("{}: {} bytes is more than the limit of {} bytes (limits.max_file_mb in the "
                                  "config)",
                                  source, text.size(), max_bytes));
-  // Strict JSON (what `assignor generate` and other tools write) takes the fast path.
-  if (auto json = parse_json_document(text, source)) return {std::move(json)};
-  YAML::Node root;
   try {
-    const std::string copy(text);
-    {
-      std::istringstream in(copy);
-      YAML::Parser parser(in);
-      AliasExpansionGuard guard(source);
-      if (!parser.HandleNextDocument(guard))
-        throw InputError(fmt::format("{}: empty file (expected {})", source, what));
-      if (parser.HandleNextDocument(guard))
-        fail(source, guard.document_mark(), "",
-             "more than one YAML document (or text after the end of the first); expected exactly one");
-    }
-    root = YAML::Load(copy);
-  } catch (const YAML::DeepRecursion& e) {
-    fail(source, e.mark, "",
-         fmt::format("nested {} or more levels deep; refused (cluster and config files need a few levels)",
-                     kMaxYamlDepth));
-  } catch (const YAML::ParserException& e) {
-    fail(source, e.mark, "", fmt::format("YAML syntax error: {}", e.msg));
-  } catch (const YAML::Exception& e) {
-    fail(source, e.mark, "", fmt::format("cannot parse YAML: {}", e.msg));
+    // Strict JSON (what `assignor generate` and other tools write) takes the fast path.
+    if (auto json = parse_json_document(text, source)) return {std::move(json)};
+    return {parse_yaml_document(text, source, what)};
+  } catch (const std::bad_alloc&) {
+    throw InputError(fmt::format("{}: ran out of memory reading this {}-byte file; free memory, or split or "
+                                 "shrink the file",
+                                 source, text.size()));
   }
-  if (root.IsNull()) throw InputError(fmt::format("{}: empty file (expected {})", source, what));
-  return {document_from_yaml(root, source)};
 }
-
 
 // ---- strict scalar conversions ----------------------------------------------------------------
 
@@ -366,7 +354,7 @@ class FieldReader {
   // Also refuses text that is not valid UTF-8.
   void check_length(const Node& node, std::string_view place) const {
     if (!node.IsScalar()) return;
-    const std::string& s = node.Scalar();
+    const std::string_view s = node.Scalar();
     if (s.size() > max_string_length_)
       fail_at(node, place,
               fmt::format("{} bytes long, more than the limit of {} (limits.max_id_length in the config)",
@@ -387,10 +375,10 @@ class FieldReader {
 
   std::string string(const Node& node, std::string_view place, bool allow_empty = false) const {
     if (!node.IsScalar()) fail_at(node, place, fmt::format("expected a string, got {}", describe(node)));
-    const std::string& s = node.Scalar();
+    const std::string_view s = node.Scalar();
     if (!allow_empty && s.empty()) fail_at(node, place, "must not be empty");
     check_length(node, place);
-    return s;
+    return std::string(s);
   }
 
   std::int64_t integer(const Node& node, std::string_view place) const {
@@ -418,7 +406,7 @@ class FieldReader {
 
   double number(const Node& node, std::string_view place) const {
     if (!is_plain_scalar(node)) fail_at(node, place, fmt::format("expected a number, got {}", describe(node)));
-    const std::string& s = node.Scalar();
+    const std::string_view s = node.Scalar();
     const char* first = s.data();
     const char* last = s.data() + s.size();
     if (first != last && *first == '+') ++first;
@@ -433,7 +421,7 @@ class FieldReader {
 
   bool boolean(const Node& node, std::string_view place) const {
     if (is_plain_scalar(node)) {
-      const std::string& s = node.Scalar();
+      const std::string_view s = node.Scalar();
       if (s == "true" || s == "True" || s == "TRUE") return true;
       if (s == "false" || s == "False" || s == "FALSE") return false;
     }
@@ -480,7 +468,7 @@ class Fields {
       const Node key = it->first;
       if (!key.IsScalar())
         reader.fail_at(key, place, fmt::format("keys must be strings, got {}", describe(key)));
-      const std::string& name = key.Scalar();
+      const std::string name(key.Scalar());
       std::size_t i = 0;
       while (i < known.size() && known[i] != name) ++i;
       if (i == known.size()) {

@@ -38,6 +38,14 @@ inline constexpr int kMaxYamlDepth = 500;
 inline constexpr std::uint64_t kAliasExpansionFactor = 16;
 inline constexpr std::uint64_t kAliasExpansionAllowance = 100'000;
 
+// Memory a parsed document may use: this many bytes per byte of the file's text, plus a base. A
+// node costs 20 bytes plus its text, and real files have a node every 5 bytes or more (an id with
+// its quotes and comma), so they use 4 to 6 bytes per byte; a list of one-character items would use
+// 10 and is refused while it is read. With the file itself, a read stays under about 8 times the
+// file's size plus the base.
+inline constexpr std::uint64_t kDocumentBytesPerInputByte = 6;
+inline constexpr std::uint64_t kDocumentBaseBytes = std::uint64_t{64} << 20;
+
 enum class IsolationMode : std::uint8_t {
   in_process,  // the strategy runs in the host process
   process,     // the strategy runs in a forked child with the limits below

@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""Memory is bounded by the input: for inputs accepted and refused, the command's peak resident
+memory (the kernel's own count, ru_maxrss: no timing involved) stays under 10 x the file's size
+plus 100 MB, and running out of memory is exit 2 with a message, never a crash or exit 1.
+
+Cases: a YAML and a JSON file that are one long list of one-character items (refused while being
+read), a generated 100k-task cluster (accepted), /dev/zero under a 64 MiB size limit (refused at
+the limit), and the 100k-task file under an address-space limit too small for it (exit 2).
+
+Usage: memory_bounds.py ASSIGNOR CONFIG WORK_DIR [--sanitizer]
+  --sanitizer: an AddressSanitizer build (its shadow memory is not the input's doing, and it cannot
+               run under an address-space limit): check the exits and messages only.
+"""
+import os
+import resource
+import subprocess
+import sys
+
+MB = 1 << 20
+
+
+# Runs `cmd` from a fresh Python process that prints the command's peak resident memory: the
+# kernel's ru_maxrss for children is the largest of any child so far, so each case needs its own.
+PEAK = ("import resource, subprocess, sys\n"
+        "p = subprocess.run(sys.argv[1:])\n"
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024, p.returncode)\n")
+
+
+def run(cmd, limit_as=None):
+    def preexec():
+        if limit_as:
+            resource.setrlimit(resource.RLIMIT_AS, (limit_as, limit_as))
+    p = subprocess.run([sys.executable, "-c", PEAK, *cmd], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True, preexec_fn=preexec, timeout=600)
+    peak, status = (int(x) for x in p.stdout.split()[-2:])
+    p.returncode = status
+    return p, peak
+
+
+def main():
+    if len(sys.argv) < 4:
+        sys.exit(__doc__)
+    assignor, config, work = sys.argv[1:4]
+    sanitizer = "--sanitizer" in sys.argv[4:]
+    os.makedirs(work, exist_ok=True)
+    n = 8 * MB // 3
+    long_yaml = os.path.join(work, "long.yaml")
+    with open(long_yaml, "w") as f:
+        f.write("tasks: [" + "a," * (n * 3 // 2) + "a]\nclients: [{id: c, threads: 1}]\n")
+    long_json = os.path.join(work, "long.json")
+    with open(long_json, "w") as f:
+        f.write('{"tasks": [' + '1,' * (n * 3 // 2) + '1], "clients": [{"id": "c", "threads": 1}]}\n')
+    big = os.path.join(work, "big.json")
+    with open(big, "w") as f:
+        subprocess.run([assignor, "generate", "--clients", "1000", "--threads", "4", "--subtopologies", "100",
+                        "--partitions", "1000", "--scenario", "scale-out", "--seed", "1"], stdout=f, check=True)
+    small_limit = os.path.join(work, "small-limit.yaml")
+    with open(config) as src, open(small_limit, "w") as dst:
+        dst.write(src.read() + "limits: {max_file_mb: 64}\n")
+
+    cases = [  # name, file, config, expected exit, stderr text, size that counts
+        ("one-character list (YAML)", long_yaml, config, 2, "the document would need more than", None),
+        ("one-character list (JSON)", long_json, config, 2, "the document would need more than", None),
+        ("100k tasks x 1,000 clients", big, config, 0, "", None),
+        ("/dev/zero, 64 MiB limit", "/dev/zero", small_limit, 2, "too large (more than 67108864 bytes)", 64 * MB),
+    ]
+    failures = 0
+    for name, path, cfg, status, text, size in cases:
+        p, peak = run([assignor, "assign", "--config", cfg, "--cluster", path, "--output", os.devnull])
+        size = size or os.path.getsize(path)
+        bound = 10 * size + 100 * MB
+        ok = p.returncode == status and text in p.stderr and (sanitizer or peak <= bound)
+        failures += not ok
+        print(f"{'ok  ' if ok else 'FAIL'} {name}: exit {p.returncode} (want {status}), peak {peak // MB} MiB "
+              f"(bound {bound // MB} MiB){'' if ok else ', stderr: ' + p.stderr.strip()[:300]}")
+    if not sanitizer:
+        p, _ = run([assignor, "assign", "--config", config, "--cluster", big, "--output", os.devnull],
+                      limit_as=120 * MB)
+        ok = p.returncode == 2 and "ran out of memory" in p.stderr
+        failures += not ok
+        print(f"{'ok  ' if ok else 'FAIL'} out of memory: exit {p.returncode} (want 2): {p.stderr.strip()[:200]}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
