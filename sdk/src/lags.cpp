@@ -65,6 +65,7 @@ LagModel::LagModel(const Cluster& cluster, const AssignmentSettings& settings)
   ranked_.resize(by_client_.size());
   ranked_sorted_.resize(by_client_.size());
   caught_up_n_.assign(n_tasks, 0);
+  running_n_.assign(n_tasks, 0);
   std::vector<Entry> scratch;
   for (TaskIndex t = 0; t < n_tasks; ++t) {
     const auto begin = offsets_[t];
@@ -82,13 +83,15 @@ LagModel::LagModel(const Cluster& cluster, const AssignmentSettings& settings)
       if (ca == 2 && a.lag.offsets != b.lag.offsets) return a.lag.offsets < b.lag.offsets;
       return a.client < b.client;  // a total order: no need for a (buffer-allocating) stable sort
     });
-    std::uint32_t caught = 0;
+    std::uint32_t caught = 0, running = 0;
     for (std::size_t i = 0; i < scratch.size(); ++i) {
       ranked_[begin + i] = scratch[i].client;
       ranked_sorted_[begin + i] = by_client_[begin + i].client;
       if (rank_class(scratch[i].lag) <= 1) ++caught;
+      if (rank_class(scratch[i].lag) == 0) ++running;
     }
     caught_up_n_[t] = caught;
+    running_n_[t] = running;
   }
 }
 
@@ -118,8 +121,8 @@ bool LagModel::caught_up(TaskIndex task, ClientIndex client) const noexcept {
   return l.kind == LagKind::running || (l.kind == LagKind::known && l.offsets <= acceptable_);
 }
 
-std::span<const ClientIndex> LagModel::caught_up_clients(TaskIndex task) const noexcept {
-  return {ranked_.data() + offsets_[task], caught_up_n_[task]};
+RankedCandidates LagModel::caught_up_clients(TaskIndex task) const noexcept {
+  return range(task, stateful_[task] ? caught_up_count(task) : 0);
 }
 
 std::size_t LagModel::caught_up_count(TaskIndex task) const noexcept {
@@ -127,56 +130,68 @@ std::size_t LagModel::caught_up_count(TaskIndex task) const noexcept {
 }
 
 RankedCandidates LagModel::ranked(TaskIndex task) const noexcept {
+  return range(task, stateful_[task] ? client_count_ : 0);
+}
+
+RankedCandidates LagModel::range(TaskIndex task, std::size_t limit) const noexcept {
   RankedCandidates r;
+  r.limit_ = limit;
+  auto& it = r.first_;
   const auto begin = offsets_[task];
   const auto size = offsets_[task + 1] - begin;
-  r.ranked_ = {ranked_.data() + begin, size};
-  r.by_client_ = {ranked_sorted_.data() + begin, size};
-  r.client_count_ = stateful_[task] ? client_count_ : 0;
+  it.ranked_ = {ranked_.data() + begin, size};
+  it.by_client_ = {ranked_sorted_.data() + begin, size};
+  it.running_ = running_n_[task];
+  it.caught_ = caught_up_n_[task];
+  it.implicit_caught_up_ = everyone_caught_up(task);
+  it.clients_ = static_cast<ClientIndex>(client_count_);
+  it.limit_ = limit;
+  if (limit > 0) it.advance();
   return r;
 }
 
-// RankedCandidates: explicit entries in rank order, then every other client by index.
+// RankedCandidates: running stored entries; then the caught-up stored entries merged by index with
+// the implicit clients when those are caught up too (everyone caught up); else the rest of the
+// stored entries, then the implicit clients (the largest lag, the end-offset sum) by index.
 
-RankedCandidates::iterator RankedCandidates::begin() const noexcept {
-  iterator it;
-  it.owner_ = this;
-  it.explicit_pos_ = 0;
-  it.implicit_next_ = 0;
-  if (client_count_ == 0) return end();
-  if (ranked_.empty()) it.skip_explicit();
-  return it;
-}
+RankedCandidates::iterator RankedCandidates::begin() const noexcept { return first_; }
 
 RankedCandidates::iterator RankedCandidates::end() const noexcept {
   iterator it;
-  it.owner_ = this;
-  it.explicit_pos_ = ranked_.size();
-  it.implicit_next_ = static_cast<ClientIndex>(client_count_);
+  it.emitted_ = limit_;
   return it;
 }
 
-ClientIndex RankedCandidates::iterator::operator*() const noexcept {
-  if (explicit_pos_ < owner_->ranked_.size()) return owner_->ranked_[explicit_pos_];
-  return implicit_next_;
+ClientIndex RankedCandidates::iterator::next_implicit(ClientIndex from) const noexcept {
+  while (from < clients_ && std::binary_search(by_client_.begin(), by_client_.end(), from)) ++from;
+  return from;
 }
 
-void RankedCandidates::iterator::skip_explicit() noexcept {
-  // Advance implicit_next_ past clients that are explicit entries (sorted by_client_).
-  const auto& sorted = owner_->by_client_;
-  while (implicit_next_ < owner_->client_count_ &&
-         std::binary_search(sorted.begin(), sorted.end(), implicit_next_))
-    ++implicit_next_;
+void RankedCandidates::iterator::advance() noexcept {
+  if (pos_ < running_) {
+    current_ = ranked_[pos_++];
+    return;
+  }
+  if (implicit_caught_up_) {  // merge the caught-up stored entries with the implicit clients by index
+    implicit_ = next_implicit(implicit_);
+    const bool stored = pos_ < caught_;
+    if (stored && (implicit_ >= clients_ || ranked_[pos_] < implicit_)) {
+      current_ = ranked_[pos_++];
+    } else {
+      current_ = implicit_++;
+    }
+    return;
+  }
+  if (pos_ < ranked_.size()) {
+    current_ = ranked_[pos_++];
+    return;
+  }
+  implicit_ = next_implicit(implicit_);
+  current_ = implicit_++;
 }
 
 RankedCandidates::iterator& RankedCandidates::iterator::operator++() noexcept {
-  if (explicit_pos_ < owner_->ranked_.size()) {
-    ++explicit_pos_;
-    if (explicit_pos_ == owner_->ranked_.size()) skip_explicit();
-    return *this;
-  }
-  ++implicit_next_;
-  skip_explicit();
+  if (++emitted_ < limit_) advance();
   return *this;
 }
 

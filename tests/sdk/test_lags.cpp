@@ -173,5 +173,41 @@ TEST(Lags, RankedCandidatesCoverEveryClientOnceOnLargeGroups) {
   for (int n : seen) EXPECT_EQ(n, 1);
 }
 
+// When the end-offset sum is within the acceptable lag, every client is caught up: they tie, so
+// the order is running first, then every other client by index, whether it reported offsets or
+// not (the ranking used to put the reporting clients first: c, a, b). caught_up_clients() agrees
+// with caught_up_count().
+TEST(Lags, WhenEveryoneIsCaughtUpReportingClientsDoNotJumpTheQueue) {
+  const Cluster c = ClusterBuilder()
+                        .stateful("0_0", 5000)  // within the default 10,000
+                        .client("a")
+                        .client("b").offsets({{"0_0", -2}})
+                        .client("c").offsets({{"0_0", 2500}})
+                        .client("d")
+                        .build();
+  const LagModel lags(c, AssignmentSettings{});
+  EXPECT_THAT(ranked_ids(c, lags, "0_0"), ElementsAre("b", "a", "c", "d"));
+  std::vector<std::string> caught;
+  for (ClientIndex i : lags.caught_up_clients(0)) caught.push_back(c.clients[i].id);
+  EXPECT_THAT(caught, ElementsAre("b", "a", "c", "d"));
+  EXPECT_EQ(lags.caught_up_count(0), 4u);
+  EXPECT_EQ(lags.caught_up_clients(0).size(), 4u);
+}
+
+TEST(Lags, AnIteratorOutlivesTheRangeItCameFrom) {
+  const Cluster c = ClusterBuilder()
+                        .stateful("0_0", 50000)
+                        .client("a").offsets({{"0_0", 49000}})
+                        .client("b").offsets({{"0_0", -2}})
+                        .client("c")
+                        .build();
+  const LagModel lags(c, AssignmentSettings{});
+  auto it = lags.ranked(0).begin();  // the range is a temporary, gone after this line
+  const auto end = lags.ranked(0).end();
+  std::vector<std::string> ids;
+  for (; it != end; ++it) ids.push_back(c.clients[*it].id);
+  EXPECT_THAT(ids, ElementsAre("b", "a", "c"));
+}
+
 }  // namespace
 }  // namespace assignor

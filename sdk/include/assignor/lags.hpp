@@ -51,42 +51,52 @@ struct LagWarning {
 
 class LagModel;
 
-// Every client in rank order for one task: the stored (explicit) entries first, in rank order, then
-// the implicit clients (default lag) by client index. A forward range of ClientIndex.
+// Every client in rank order for one task (DESIGN 2): running clients first, then the caught-up
+// ones, then the rest by increasing lag; ties by client index. A forward range of ClientIndex.
+// Its iterators hold what they need (spans into the LagModel's storage, never a pointer to the
+// range object), so one taken from a temporary range stays valid while the LagModel lives.
 class RankedCandidates {
  public:
   class iterator {
    public:
     using value_type = ClientIndex;
     using difference_type = std::ptrdiff_t;
-    ClientIndex operator*() const noexcept;
+    ClientIndex operator*() const noexcept { return current_; }
     iterator& operator++() noexcept;
     iterator operator++(int) noexcept {
       iterator old = *this;
       ++*this;
       return old;
     }
-    friend bool operator==(const iterator& a, const iterator& b) noexcept {
-      return a.explicit_pos_ == b.explicit_pos_ && a.implicit_next_ == b.implicit_next_;
-    }
+    // Iterators of one range compare by how many clients they have passed.
+    friend bool operator==(const iterator& a, const iterator& b) noexcept { return a.emitted_ == b.emitted_; }
 
    private:
     friend class RankedCandidates;
-    void skip_explicit() noexcept;
-    const RankedCandidates* owner_ = nullptr;
-    std::size_t explicit_pos_ = 0;   // index into ranked entries while < size
-    ClientIndex implicit_next_ = 0;  // next client index for the implicit tail
+    friend class LagModel;
+    ClientIndex next_implicit(ClientIndex from) const noexcept;
+    void advance() noexcept;
+    std::span<const ClientIndex> ranked_;     // stored clients in rank order
+    std::span<const ClientIndex> by_client_;  // the same clients sorted by index
+    std::size_t running_ = 0;                 // ranked_[0, running_): running
+    std::size_t caught_ = 0;                  // ranked_[running_, caught_): caught up, by index
+    bool implicit_caught_up_ = false;         // the other clients (lag = end-offset sum) are caught up
+    ClientIndex clients_ = 0;
+    std::size_t limit_ = 0;                   // how many clients the range yields
+    std::size_t emitted_ = 0;                 // how many were yielded before current_
+    std::size_t pos_ = 0;                     // next stored entry
+    ClientIndex implicit_ = 0;                // next client to consider for the implicit ones
+    ClientIndex current_ = kNoClient;
   };
 
   iterator begin() const noexcept;
   iterator end() const noexcept;
-  std::size_t size() const noexcept { return client_count_; }
+  std::size_t size() const noexcept { return limit_; }
 
  private:
   friend class LagModel;
-  std::span<const ClientIndex> ranked_;     // explicit clients in rank order
-  std::span<const ClientIndex> by_client_;  // the same clients sorted by index
-  std::size_t client_count_ = 0;
+  iterator first_;  // begin(), fully set up
+  std::size_t limit_ = 0;
 };
 
 class LagModel {
@@ -103,9 +113,9 @@ class LagModel {
   // lag, e.g. a task whose stores are all non-logged). Such a task never needs warmups.
   bool everyone_caught_up(TaskIndex task) const noexcept;
 
-  // The clients caught up on a task, in rank order. Only meaningful when !everyone_caught_up(task):
-  // then every caught-up client is an explicit entry, so this span is complete.
-  std::span<const ClientIndex> caught_up_clients(TaskIndex task) const noexcept;
+  // The clients caught up on a task, in rank order: the first caught_up_count(task) of ranked(task)
+  // (every client when everyone_caught_up(task)).
+  RankedCandidates caught_up_clients(TaskIndex task) const noexcept;
   std::size_t caught_up_count(TaskIndex task) const noexcept;
 
   RankedCandidates ranked(TaskIndex task) const noexcept;
@@ -121,6 +131,7 @@ class LagModel {
   };
   std::span<const Entry> entries_by_client(TaskIndex task) const noexcept;
   Lag default_lag(TaskIndex task) const noexcept;
+  RankedCandidates range(TaskIndex task, std::size_t limit) const noexcept;
 
   bool end_offsets_known_ = true;
   std::int64_t acceptable_ = 0;
@@ -132,6 +143,7 @@ class LagModel {
   std::vector<ClientIndex> ranked_;         // explicit clients in rank order within a task
   std::vector<ClientIndex> ranked_sorted_;  // explicit clients by index (for the implicit tail)
   std::vector<std::uint32_t> caught_up_n_;  // per task: explicit caught-up entries (a rank prefix)
+  std::vector<std::uint32_t> running_n_;    // per task: explicit running entries (a rank prefix)
   std::vector<LagWarning> warnings_;
 };
 
