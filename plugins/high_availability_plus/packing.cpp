@@ -25,8 +25,9 @@ WarmupPlan pack(const AssignmentInput& in, AssignmentDraft& draft, const PackOpt
   }
   // 3. Keep every stateful active on a caught-up client while its target warms up: the one running
   //    it now when it can (keep_history).
-  const WarmupPlan plan =
-      plan_warmups(cluster, in.settings, in.lags, draft, {.keep_on_current_owner = options.keep_history});
+  WarmupPlanOptions warmups;
+  warmups.keep_on_current_owner = options.keep_history;
+  const WarmupPlan plan = plan_warmups(cluster, in.settings, in.lags, draft, warmups);
   // 4. Stateless tasks by active load.
   fill_stateless_by_active_load(cluster, draft);
   return plan;

@@ -7,14 +7,26 @@ namespace assignor {
 
 namespace {
 
-// Least loaded by (active + standby + warmup) / threads, ties by client index; kNoClient if none.
+// The candidate of lowest cost (when the strategy gave a cost), then least loaded by
+// (active + standby + warmup) / threads, then lowest index; kNoClient if none satisfies `ok`.
 template <class Range, class Pred>
-ClientIndex least_loaded(const AssignmentDraft& draft, const Range& clients, Pred&& ok) {
+ClientIndex least_loaded(const AssignmentDraft& draft, const WarmupPlanOptions& options, TaskIndex t,
+                         const Range& clients, Pred&& ok) {
   ClientIndex best = kNoClient;
+  std::int64_t best_cost = 0;
   for (ClientIndex c : clients) {
     if (!ok(c)) continue;
+    const std::int64_t cost = options.candidate_cost ? options.candidate_cost(t, c) : 0;
     if (best == kNoClient) {
       best = c;
+      best_cost = cost;
+      continue;
+    }
+    if (cost != best_cost) {
+      if (cost < best_cost) {
+        best = c;
+        best_cost = cost;
+      }
       continue;
     }
     const int cmp = compare_load(draft.total_count(c), draft.threads(c), draft.total_count(best),
@@ -91,7 +103,7 @@ WarmupPlan plan_warmups(const Cluster& cluster, const AssignmentSettings& settin
     }
     const auto caught_up = lags.caught_up_clients(t);
     // a. A caught-up standby holder swaps roles with the target: no warmup spent.
-    ClientIndex source = least_loaded(draft, caught_up, [&](ClientIndex c) {
+    ClientIndex source = least_loaded(draft, options, t, caught_up, [&](ClientIndex c) {
       return draft.role(t, c) == Role::standby;
     });
     if (source != kNoClient) {
@@ -100,10 +112,10 @@ WarmupPlan plan_warmups(const Cluster& cluster, const AssignmentSettings& settin
       continue;
     }
     // b. Any caught-up client takes the active; the target warms up if the budget allows.
-    source = least_loaded(draft, caught_up, [&](ClientIndex c) { return !draft.holds(t, c); });
+    source = least_loaded(draft, options, t, caught_up, [&](ClientIndex c) { return !draft.holds(t, c); });
     if (source == kNoClient) {
       // A caught-up client holding a warmup (placed earlier) can take the active too.
-      source = least_loaded(draft, caught_up, [&](ClientIndex c) { return draft.role(t, c) == Role::warmup; });
+      source = least_loaded(draft, options, t, caught_up, [&](ClientIndex c) { return draft.role(t, c) == Role::warmup; });
       if (source != kNoClient) draft.remove_warmup(t, source);
     }
     if (source == kNoClient) {
@@ -133,7 +145,7 @@ WarmupPlan plan_warmups(const Cluster& cluster, const AssignmentSettings& settin
     std::vector<ClientIndex> holders(slots.begin(), slots.end());
     for (ClientIndex holder : holders) {
       if (holder == kNoClient || lags.caught_up(t, holder)) continue;
-      ClientIndex source = least_loaded(draft, lags.caught_up_clients(t),
+      ClientIndex source = least_loaded(draft, options, t, lags.caught_up_clients(t),
                                         [&](ClientIndex c) { return !draft.holds(t, c); });
       if (source == kNoClient)
         source = most_caught_up_ahead_of(lags, t, holder, [&](ClientIndex c) { return !draft.holds(t, c); });

@@ -29,6 +29,37 @@ TEST(Warmups, CaughtUpClientKeepsTheActiveAndTheTargetWarmsUp) {
   EXPECT_TRUE(plan.probing_rebalance_needed());
 }
 
+// A strategy steers which caught-up client keeps an active: by default the least loaded ('a', empty),
+// with a cost the cheapest ('b', e.g. the client holding fewer tasks of the same sub-topology), and
+// with keep_on_current_owner the one running it now ('c').
+TEST(Warmups, AStrategySteersWhichCaughtUpClientKeepsTheActive) {
+  const Cluster c = ClusterBuilder()
+                        .stateful("0_0", 50000)
+                        .stateless("1_0")
+                        .client("a").offsets({{"0_0", 49990}})
+                        .client("b").offsets({{"0_0", 49995}})
+                        .client("c").previous_active({"0_0"}).offsets({{"0_0", -2}})
+                        .client("new")
+                        .build();
+  AssignmentSettings s;
+  const LagModel lags(c, s);
+  auto keeper = [&](const WarmupPlanOptions& options) {
+    AssignmentDraft d(c, 0);
+    d.set_active(0, idx(c, "new"));
+    d.set_active(1, idx(c, "b"));  // b already holds a task: more loaded than a
+    plan_warmups(c, s, lags, d, options);
+    EXPECT_EQ(d.role(0, idx(c, "new")), Role::warmup);
+    return c.clients[d.active(0)].id;
+  };
+  EXPECT_EQ(keeper({}), "a");
+  WarmupPlanOptions cost;
+  cost.candidate_cost = [&](TaskIndex, ClientIndex client) { return client == idx(c, "b") ? 0 : 1; };
+  EXPECT_EQ(keeper(cost), "b");
+  WarmupPlanOptions owner;
+  owner.keep_on_current_owner = true;
+  EXPECT_EQ(keeper(owner), "c");
+}
+
 TEST(Warmups, CaughtUpStandbyHolderSwapsRolesWithoutSpendingBudget) {
   const Cluster c = ClusterBuilder()
                         .stateful("0_0", 50000)
@@ -42,7 +73,9 @@ TEST(Warmups, CaughtUpStandbyHolderSwapsRolesWithoutSpendingBudget) {
   AssignmentDraft d(c, 1);
   d.set_active(0, idx(c, "new"));
   d.add_standby(0, idx(c, "b"));
-  const WarmupPlan plan = plan_warmups(c, s, lags, d, WarmupPlanOptions{.move_standbys = false});
+  WarmupPlanOptions options;
+  options.move_standbys = false;
+  const WarmupPlan plan = plan_warmups(c, s, lags, d, options);
   EXPECT_EQ(d.active(0), idx(c, "b"));
   EXPECT_EQ(d.role(0, idx(c, "new")), Role::standby);
   EXPECT_EQ(plan.warmups_placed, 0u);

@@ -10,9 +10,25 @@
 //      with its standby if it holds one), with a warmup on the target if the budget allows.
 // Then (optionally) standbys on not-caught-up clients move to caught-up clients the same way.
 // Any movement means the target is not reached yet: a probing rebalance is needed.
+//
+// "Least loaded" is tasks held (active + standby + warmup) per thread, ties by client index. A
+// strategy steers the choice with WarmupPlanOptions::candidate_cost: among the clients a step may
+// pick (the caught-up standby holders in a, the caught-up clients in b, the caught-up clients
+// without a copy for a standby), the lowest cost wins, then the least loaded, then the lowest
+// index. Use it to keep the strategy's own target shape (sub-topology spread, racks, weights)
+// while actives wait for their warmups; keep_on_current_owner is the common case built in.
+//
+// Call order: after the draft holds its target actives and its standbys (a caught-up standby is
+// the cheapest way to keep an active available), before stateless tasks are placed (so that they
+// fill around the actives as they will really run this round).
+//
+//   WarmupPlanOptions options;
+//   options.candidate_cost = [&](TaskIndex t, ClientIndex c) { return actives_of_subtopology(c, t); };
+//   const WarmupPlan plan = plan_warmups(cluster, settings, lags, draft, options);
 #pragma once
 
 #include <cstdint>
+#include <functional>
 
 #include "assignor/assignment.hpp"
 #include "assignor/lags.hpp"
@@ -27,6 +43,9 @@ struct WarmupPlanOptions {
   // up. Kafka instead gives it to the least-loaded caught-up client, often another one: a move that
   // brings the task no closer to its target.
   bool keep_on_current_owner = false;
+  // Optional: the cost of giving task t (an active kept available, or a standby moved) to client c;
+  // lower is preferred, before load. Called only for candidates a step may pick.
+  std::function<std::int64_t(TaskIndex t, ClientIndex c)> candidate_cost;
 };
 
 struct WarmupPlan {
