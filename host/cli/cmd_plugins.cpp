@@ -1,13 +1,28 @@
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "commands.hpp"
 
 namespace assignor::cli {
+
+namespace {
+
+// What a plugin declares, by the names the docs use.
+std::vector<std::string> capability_names(std::uint32_t capabilities) {
+  std::vector<std::string> names;
+  if ((capabilities & kCapabilityHighAvailability) != 0) names.push_back("high_availability");
+  if ((capabilities & kCapabilityHandlesUnknownLags) != 0) names.push_back("handles_unknown_lags");
+  return names;
+}
+
+}  // namespace
 
 Command add_plugins(CLI::App& parent, const Globals& globals) {
   struct Options {
@@ -26,21 +41,30 @@ Command add_plugins(CLI::App& parent, const Globals& globals) {
             if (o->format == "json") {
               nlohmann::ordered_json list = nlohmann::ordered_json::array();
               for (const auto& p : registry.plugins())
-                list.push_back({{"name", p.name}, {"version", p.version}, {"api_version", p.api_version},
-                                {"path", p.path.string()}, {"description", p.description}});
+                list.push_back({{"name", p.name},
+                                {"version", p.version},
+                                {"api_version", p.api_version},
+                                {"capabilities", capability_names(p.capabilities)},
+                                {"path", p.path.string()},
+                                {"description", p.description}});
               write_output(list.dump(2) + "\n", "");
               return static_cast<int>(kOk);
             }
-            std::size_t name_w = 4, version_w = 7;
+            std::size_t name_w = 4, version_w = 7, caps_w = 12;
+            auto caps_of = [](const host::PluginInfo& p) {
+              const auto names = capability_names(p.capabilities);
+              return names.empty() ? std::string("-") : fmt::format("{}", fmt::join(names, ","));
+            };
             for (const auto& p : registry.plugins()) {
               name_w = std::max(name_w, p.name.size());
               version_w = std::max(version_w, p.version.size());
+              caps_w = std::max(caps_w, caps_of(p).size());
             }
-            std::string table =
-                fmt::format("{:<{}}  {:<{}}  {:>3}  {}\n", "NAME", name_w, "VERSION", version_w, "API", "LIBRARY");
+            std::string table = fmt::format("{:<{}}  {:<{}}  {:>3}  {:<{}}  {}\n", "NAME", name_w, "VERSION", version_w,
+                                            "API", "CAPABILITIES", caps_w, "LIBRARY");
             for (const auto& p : registry.plugins()) {
-              table += fmt::format("{:<{}}  {:<{}}  {:>3}  {}\n", p.name, name_w, p.version, version_w, p.api_version,
-                                   p.path.string());
+              table += fmt::format("{:<{}}  {:<{}}  {:>3}  {:<{}}  {}\n", p.name, name_w, p.version, version_w,
+                                   p.api_version, caps_of(p), caps_w, p.path.string());
               table += fmt::format("{:<{}}  {}\n", "", name_w, p.description);
             }
             write_output(table, "");

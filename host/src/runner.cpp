@@ -44,8 +44,13 @@ Attempt attempt(const PluginRegistry& registry, const Config& config, const Clus
                 const LagModel& lags, const std::string& name);
 
 // Validates what a strategy returned (either way it ran): ok, or a failure listing the errors.
-Attempt validated(Attempt out, const Cluster& cluster, const AssignmentSettings& settings, const std::string& name) {
+// A strategy that declares high availability is held to it (check_high_availability).
+Attempt validated(Attempt out, const Cluster& cluster, const AssignmentSettings& settings, const LagModel& lags,
+                  const PluginInfo& plugin) {
+  const std::string& name = plugin.name;
   out.errors = validate(cluster, settings, out.assignment);
+  if ((plugin.capabilities & kCapabilityHighAvailability) != 0)
+    for (auto& e : check_high_availability(cluster, lags, out.assignment)) out.errors.push_back(std::move(e));
   if (!out.errors.empty()) {
     out.failure = fmt::format("strategy '{}' returned an invalid assignment ({} error{})", name,
                               out.errors.size(), out.errors.size() == 1 ? "" : "s");
@@ -70,7 +75,7 @@ Attempt attempt_isolated(const PluginRegistry& registry, const Config& config, c
   }
   out.assignment = std::move(run.assignment);
   out.ms = run.ms;
-  return validated(std::move(out), cluster, config.settings, name);
+  return validated(std::move(out), cluster, config.settings, lags, registry.require(name));
 }
 
 // ---- in process: the contract holds while the strategy runs --------------------------------
@@ -158,7 +163,7 @@ Attempt attempt(const PluginRegistry& registry, const Config& config, const Clus
     out.failure = fmt::format("strategy '{}' threw an unknown exception", name);
     return out;
   }
-  return validated(std::move(out), cluster, config.settings, name);
+  return validated(std::move(out), cluster, config.settings, lags, registry.require(name));
 }
 
 std::string describe(const Attempt& a) {

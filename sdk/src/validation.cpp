@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <fmt/format.h>
 
+#include "assignor/lags.hpp"
+
 namespace assignor {
 
 std::string_view to_string(ValidationErrorKind kind) noexcept {
@@ -18,6 +20,7 @@ std::string_view to_string(ValidationErrorKind kind) noexcept {
     case ValidationErrorKind::standby_budget_exceeded: return "standby_budget_exceeded";
     case ValidationErrorKind::warmup_budget_exceeded: return "warmup_budget_exceeded";
     case ValidationErrorKind::thread_assignment: return "thread_assignment";
+    case ValidationErrorKind::restoring_active: return "restoring_active";
   }
   return "unknown";
 }
@@ -136,6 +139,30 @@ std::vector<ValidationError> validate(const Cluster& cluster, const AssignmentSe
                       kNoClient,
                       fmt::format("{} warmups placed, max_warmup_replicas is {}", warmups,
                                   settings.max_warmup_replicas)});
+  }
+  return errors;
+}
+
+std::vector<ValidationError> check_high_availability(const Cluster& cluster, const LagModel& lags,
+                                                     const Assignment& assignment) {
+  std::vector<ValidationError> errors;
+  std::vector<std::uint8_t> suspect(cluster.task_count(), 0);
+  for (const LagWarning& w : lags.warnings())
+    if (w.task < suspect.size()) suspect[w.task] = 1;
+  for (const Placement& p : assignment.actives) {
+    if (p.task >= cluster.task_count() || p.client >= cluster.client_count()) continue;  // validate()'s
+    if (!cluster.tasks[p.task].stateful || suspect[p.task] || lags.caught_up(p.task, p.client) ||
+        lags.caught_up_count(p.task) == 0)
+      continue;
+    const ClientIndex caught_up = *lags.caught_up_clients(p.task).begin();
+    const Lag lag = lags.lag(p.task, p.client);
+    errors.push_back({ValidationErrorKind::restoring_active, p.task, p.client,
+                      fmt::format("task {} is active on client '{}', which must restore {} while client '{}' is "
+                                  "caught up (the strategy declares high availability)",
+                                  to_string(cluster.tasks[p.task].id), cluster.clients[p.client].id,
+                                  lag.kind == LagKind::known ? fmt::format("{} offsets", lag.offsets)
+                                                             : std::string("an unknown amount"),
+                                  cluster.clients[caught_up].id)});
   }
   return errors;
 }

@@ -20,6 +20,8 @@
 
 namespace assignor {
 
+class LagModel;
+
 enum class ValidationErrorKind : std::uint8_t {
   unknown_task,                    // a placement names a task the cluster does not have
   unknown_client,                  // a placement names a client the cluster does not have
@@ -32,6 +34,7 @@ enum class ValidationErrorKind : std::uint8_t {
   standby_budget_exceeded,         // more than num_standby_replicas standbys for one task
   warmup_budget_exceeded,          // more than max_warmup_replicas warmups in all
   thread_assignment,               // an assignment file's per-thread split does not match the client's tasks
+  restoring_active,                // a strategy declaring high availability runs a task that must restore
 };
 
 std::string_view to_string(ValidationErrorKind kind) noexcept;
@@ -45,5 +48,13 @@ struct ValidationError {
 
 std::vector<ValidationError> validate(const Cluster& cluster, const AssignmentSettings& settings,
                                       const Assignment& assignment);
+
+// What kCapabilityHighAvailability promises (the host holds a strategy that declares it to this):
+// no stateful active on a client that is not caught up while another client is. Tasks for which
+// some client reported suspect state (LagModel::warnings: a negative sum, or one above the end)
+// are not held to it: there strategies may rank that client differently (Kafka, for one, reads its
+// "unknown" sum -3 as the most caught up). One restoring_active error per such active.
+std::vector<ValidationError> check_high_availability(const Cluster& cluster, const LagModel& lags,
+                                                     const Assignment& assignment);
 
 }  // namespace assignor

@@ -59,7 +59,7 @@ class Runner : public ::testing::Test {
     for (const char* library :
          {TEST_PLUGIN_TRIVIAL_VALID, TEST_PLUGIN_STRATEGY_THROWS, TEST_PLUGIN_STRATEGY_INVALID,
           TEST_PLUGIN_STRATEGY_UNKNOWN_TASK, TEST_PLUGIN_FACTORY_THROWS, TEST_PLUGIN_FACTORY_NULL,
-          TEST_PLUGIN_FACTORY_BAD_PARAM})
+          TEST_PLUGIN_FACTORY_BAD_PARAM, TEST_PLUGIN_DECLARES_HA_RESTORES})
       registry_.load(library);
   }
 
@@ -97,6 +97,35 @@ TEST_F(Runner, ValidStrategyRunsWithoutFallback) {
 }
 
 // ---- failures without a fallback: AssignmentFailed naming the strategy and the reasons ----
+
+// A strategy is held to what it declares: high availability means no restoring active.
+TEST_F(Runner, DeclaringHighAvailabilityAndRestoringIsAFailure) {
+  const Cluster cluster = ClusterBuilder()
+                              .stateful("0_0", 100000)
+                              .client("a")
+                              .client("b").previous_active({"0_0"}).offsets({{"0_0", -2}})
+                              .build();
+  const AssignmentFailed e = failure_of(config_for("test_declares_ha_restores"), cluster);
+  EXPECT_THAT(kinds_of(e), ::testing::ElementsAre(ValidationErrorKind::restoring_active));
+  EXPECT_THAT(std::string(e.what()),
+              HasSubstr("task 0_0 is active on client 'a', which must restore 100000 offsets while client 'b' is "
+                        "caught up (the strategy declares high availability)"));
+  // With a fallback, the fallback's result is used instead.
+  Config with_fallback = config_for("test_declares_ha_restores");
+  with_fallback.fallback = "fallback_prior";
+  EXPECT_TRUE(run_assignment(registry_, with_fallback, cluster, with_fallback.strategy).used_fallback);
+  // A strategy that declares nothing is not held to it.
+  EXPECT_FALSE(run_assignment(registry_, config_for("test_trivial_valid"), cluster, "test_trivial_valid").used_fallback);
+  // Where a client reported suspect state (here Kafka's "unknown" sum), strategies may rank it as
+  // they see fit: no error.
+  const Cluster suspect = ClusterBuilder()
+                              .stateful("0_0", 100000)
+                              .client("a").offsets({{"0_0", -3}})
+                              .client("b").previous_active({"0_0"}).offsets({{"0_0", -2}})
+                              .build();
+  EXPECT_FALSE(run_assignment(registry_, config_for("test_declares_ha_restores"), suspect, "test_declares_ha_restores")
+                   .used_fallback);
+}
 
 TEST_F(Runner, StrategyThatThrowsFailsNamingItAndTheException) {
   const AssignmentFailed e = failure_of(config_for("test_strategy_throws"), two_client_cluster());
