@@ -2,17 +2,36 @@
 
 #include <algorithm>
 #include <queue>
+#include <stdexcept>
 
 namespace assignor {
 
 LoadQueue::LoadQueue(std::vector<std::uint32_t> threads, std::vector<std::uint32_t> counts)
-    : threads_(std::move(threads)), counts_(std::move(counts)), order_(ByLoad{this}) {
+    : LoadQueue(std::move(threads), std::move(counts), {}) {}
+
+LoadQueue::LoadQueue(std::vector<std::uint32_t> threads, std::vector<std::uint32_t> counts,
+                     std::vector<std::uint64_t> tie_keys)
+    : threads_(std::move(threads)),
+      counts_(std::move(counts)),
+      tie_keys_(std::move(tie_keys)),
+      order_(ByLoad{this}) {
+  if (tie_keys_.empty()) tie_keys_.assign(threads_.size(), 0);
+  if (counts_.size() != threads_.size() || tie_keys_.size() != threads_.size())
+    throw std::invalid_argument("LoadQueue: threads, counts and tie keys need one entry per client");
   for (ClientIndex c = 0; c < threads_.size(); ++c) order_.insert(c);
 }
 
 bool LoadQueue::ByLoad::operator()(ClientIndex a, ClientIndex b) const noexcept {
   const int cmp = compare_load(q->counts_[a], q->threads_[a], q->counts_[b], q->threads_[b]);
-  return cmp != 0 ? cmp < 0 : a < b;
+  if (cmp != 0) return cmp < 0;
+  if (q->tie_keys_[a] != q->tie_keys_[b]) return q->tie_keys_[a] < q->tie_keys_[b];
+  return a < b;
+}
+
+void LoadQueue::set_tie_key(ClientIndex c, std::uint64_t key) {
+  auto node = order_.extract(c);
+  tie_keys_[c] = key;
+  order_.insert(std::move(node));
 }
 
 void LoadQueue::add(ClientIndex c, std::int64_t delta) {
@@ -221,6 +240,22 @@ void fill_by_active_load(const Cluster& cluster, AssignmentDraft& draft, std::sp
   for (ClientIndex c = 0; c < cluster.client_count(); ++c) counts[c] = draft.active_count(c);
   LeastLoadedHeap heap(draft, std::move(counts));
   for (TaskIndex t : tasks) draft.set_active(t, heap.add_to_least_where([](ClientIndex) { return true; }));
+}
+
+std::uint64_t fill_stateless_sticky(const Cluster& cluster, AssignmentDraft& draft) {
+  if (cluster.client_count() == 0) return 0;
+  const auto quota = proportional_quotas(cluster, cluster.task_count());
+  const auto owner = cluster.previous_active_owner();
+  std::uint64_t kept = 0;
+  for (TaskIndex t = 0; t < cluster.task_count(); ++t) {
+    if (cluster.tasks[t].stateful || draft.active(t) != kNoClient) continue;
+    const ClientIndex c = owner[t];
+    if (c == kNoClient || draft.active_count(c) >= quota[c]) continue;
+    draft.set_active(t, c);
+    ++kept;
+  }
+  fill_stateless_by_active_load(cluster, draft);
+  return kept;
 }
 
 }  // namespace assignor

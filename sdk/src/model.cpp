@@ -50,6 +50,21 @@ std::optional<TaskIndex> Cluster::find_task(TaskId id) const noexcept {
   return static_cast<TaskIndex>(it - tasks.begin());
 }
 
+std::ranges::iota_view<TaskIndex, TaskIndex> Cluster::tasks_of_subtopology(std::int32_t subtopology) const {
+  const auto first = std::lower_bound(tasks.begin(), tasks.end(), subtopology,
+                                      [](const Task& t, std::int32_t s) { return t.id.subtopology < s; });
+  const auto last = std::upper_bound(first, tasks.end(), subtopology,
+                                     [](std::int32_t s, const Task& t) { return s < t.id.subtopology; });
+  return {static_cast<TaskIndex>(first - tasks.begin()), static_cast<TaskIndex>(last - tasks.begin())};
+}
+
+std::vector<std::int32_t> Cluster::subtopologies() const {
+  std::vector<std::int32_t> ids;
+  for (const Task& t : tasks)
+    if (ids.empty() || ids.back() != t.id.subtopology) ids.push_back(t.id.subtopology);
+  return ids;
+}
+
 std::optional<ClientIndex> Cluster::find_client(std::string_view id) const noexcept {
   auto it = std::lower_bound(clients.begin(), clients.end(), id,
                              [](const Client& c, std::string_view v) { return c.id < v; });
@@ -75,6 +90,8 @@ void Cluster::finalize() {
     if (tasks[i - 1].id == tasks[i].id)
       throw std::invalid_argument("duplicate task id " + to_string(tasks[i].id));
 
+  stateful_tasks_ = 0;
+  logged_tasks_ = 0;
   for (auto& task : tasks) {
     task.stateful = !task.stores.empty();
     task.has_logged_store = false;
@@ -84,6 +101,8 @@ void Cluster::finalize() {
       task.has_logged_store = true;
       task.end_offset_sum = saturating_add(task.end_offset_sum, store.changelog_end_offset);
     }
+    stateful_tasks_ += task.stateful ? 1 : 0;
+    logged_tasks_ += task.has_logged_store ? 1 : 0;
     for (auto& p : task.partitions) {
       for (RackIndex r : p.racks)
         if (r >= racks.size()) throw std::invalid_argument("rack index out of range");

@@ -48,6 +48,20 @@ TEST(LoadQueue, OrdersByLoadPerThreadThenIndex) {
   EXPECT_EQ(q.least_where([](ClientIndex) { return false; }), kNoClient);
 }
 
+TEST(LoadQueue, TieKeysOrderEquallyLoadedClientsBeforeTheIndex) {
+  LoadQueue q({1, 1, 2}, {1, 1, 2}, {5, 3, 3});  // every load is 1
+  EXPECT_EQ(q.least(), 1u);                      // key 3, index 1 before key 3, index 2
+  q.set_tie_key(1, 9);
+  EXPECT_EQ(q.least(), 2u);
+  EXPECT_EQ(q.tie_key(1), 9u);
+  q.add(2, 1);                                   // the load still comes first: 1.5
+  EXPECT_EQ(q.least(), 0u);
+  std::vector<ClientIndex> order(q.begin(), q.end());
+  EXPECT_THAT(order, ElementsAre(0, 1, 2));
+  EXPECT_THROW(LoadQueue({1, 1}, {0, 0}, {1}), std::invalid_argument);
+  EXPECT_THROW(LoadQueue({1, 1}, {0}), std::invalid_argument);
+}
+
 TEST(Standbys, LeastLoadedClientsWithoutTheTask) {
   const Cluster c = ClusterBuilder()
                         .stateful("0_0", 10).stateful("0_1", 10).stateless("1_0")
@@ -79,6 +93,41 @@ TEST(Stateless, FillToLowestActiveLoadPerThread) {
   fill_stateless_by_active_load(c, d);
   EXPECT_EQ(d.active_count(0), 1u);
   EXPECT_EQ(d.active_count(1), 3u);
+}
+
+TEST(Stateless, StickyFillKeepsPreviousOwnersWithinTheirShare) {
+  // Six tasks over three one-thread clients: a share of two each. a ran all four stateless tasks
+  // and gets the stateful 0_0 first, so it keeps one stateless task; b ran 1_3 and keeps it; the
+  // rest go by active load.
+  const Cluster c = ClusterBuilder()
+                        .stateful("0_0", 10).stateful("0_1", 10)
+                        .stateless("1_0").stateless("1_1").stateless("1_2").stateless("1_3")
+                        .client("a").previous_active({"1_0", "1_1", "1_2"})
+                        .client("b").previous_active({"1_3"})
+                        .client("c")
+                        .build();
+  AssignmentDraft d(c, 0);
+  d.set_active(0, 0);
+  d.set_active(1, 2);
+  EXPECT_EQ(fill_stateless_sticky(c, d), 2u);
+  EXPECT_EQ(d.active(2), 0u);  // 1_0 stays on a (a: 0_0 + 1_0 = its share)
+  EXPECT_EQ(d.active(5), 1u);  // 1_3 stays on b
+  EXPECT_EQ(d.active(3), 1u);  // 1_1 to the least loaded: b (1) before c (1) by index
+  EXPECT_EQ(d.active(4), 2u);  // 1_2 to c (1)
+  for (ClientIndex k = 0; k < 3; ++k) EXPECT_EQ(d.active_count(k), 2u);
+}
+
+TEST(Stateless, StickyFillLeavesPlacedTasksAndGoneOwnersAlone) {
+  const Cluster c = ClusterBuilder()
+                        .stateless("1_0").stateless("1_1")
+                        .client("a", 2)
+                        .client("b", 2).previous_active({"1_1"})
+                        .build();
+  AssignmentDraft d(c, 0);
+  d.set_active(1, 0);  // the strategy already placed 1_1 on a: it stays there
+  EXPECT_EQ(fill_stateless_sticky(c, d), 0u);
+  EXPECT_EQ(d.active(1), 0u);
+  EXPECT_EQ(d.active(0), 1u);  // no previous owner: least loaded
 }
 
 }  // namespace

@@ -1,6 +1,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "assignor/model.hpp"
 #include "assignor/task_id.hpp"
 #include "cluster_builder.hpp"
@@ -56,6 +59,34 @@ TEST(Cluster, FinalizeRejectsTwoPreviousActiveOwners) {
 TEST(Cluster, FinalizeRejectsDuplicateIds) {
   EXPECT_THROW(ClusterBuilder().stateless("0_0").stateless("0_0").client("a").build(), std::invalid_argument);
   EXPECT_THROW(ClusterBuilder().stateless("0_0").client("a").client("a").build(), std::invalid_argument);
+}
+
+TEST(Cluster, TasksOfASubtopologyAreOneRunInPartitionOrder) {
+  // Built out of order: the range is taken after finalize() sorted the tasks.
+  const Cluster c = ClusterBuilder()
+                        .stateless("2_1").stateful("0_0", 5).stateless("2_0").stateless("7_3")
+                        .stateful("2_10", 5).stateless("0_1")
+                        .client("a")
+                        .build();
+  std::vector<std::string> ids;
+  for (TaskIndex t : c.tasks_of_subtopology(2)) ids.push_back(to_string(c.tasks[t].id));
+  EXPECT_EQ(ids, (std::vector<std::string>{"2_0", "2_1", "2_10"}));
+  EXPECT_EQ(c.tasks_of_subtopology(0).size(), 2u);
+  EXPECT_EQ(c.tasks_of_subtopology(7).size(), 1u);
+  EXPECT_TRUE(c.tasks_of_subtopology(1).empty());   // a gap between ids
+  EXPECT_TRUE(c.tasks_of_subtopology(9).empty());   // past the last one
+  EXPECT_TRUE(c.tasks_of_subtopology(-1).empty());
+  EXPECT_EQ(c.subtopologies(), (std::vector<std::int32_t>{0, 2, 7}));
+  EXPECT_TRUE(ClusterBuilder().client("a").build().subtopologies().empty());
+}
+
+TEST(Cluster, CountsStatefulAndLoggedTasks) {
+  const Cluster c = ClusterBuilder()
+                        .stateful("0_0", 5).mixed("0_1", 5).nonlogged("0_2").stateless("1_0").stateless("1_1")
+                        .client("a")
+                        .build();
+  EXPECT_EQ(c.stateful_task_count(), 3u);  // 0_0, 0_1 and the non-logged 0_2
+  EXPECT_EQ(c.logged_task_count(), 2u);    // 0_0 and 0_1 get standbys and warmups
 }
 
 }  // namespace

@@ -12,10 +12,18 @@
 
 namespace assignor {
 
-// Clients ordered by load = count / threads (exact), ties by client index. O(log n) per update.
+// Clients ordered by load = count / threads (exact), ties by a tie key (lowest first, 0 unless
+// given), then by client index. O(log n) per update.
+//
+//   // Among equally loaded clients, prefer the one holding fewest tasks of this sub-topology:
+//   LoadQueue queue(client_threads(cluster), counts, same_subtopology_counts);
+//   queue.set_tie_key(c, same_subtopology_counts[c] + 1);
 class LoadQueue {
  public:
   LoadQueue(std::vector<std::uint32_t> threads, std::vector<std::uint32_t> counts);
+  // tie_keys has one entry per client (std::invalid_argument otherwise).
+  LoadQueue(std::vector<std::uint32_t> threads, std::vector<std::uint32_t> counts,
+            std::vector<std::uint64_t> tie_keys);
 
   bool empty() const noexcept { return order_.empty(); }
   ClientIndex least() const noexcept { return *order_.begin(); }
@@ -28,6 +36,9 @@ class LoadQueue {
     return kNoClient;
   }
   void add(ClientIndex c, std::int64_t delta);
+  // Re-keys one client among those it ties with. O(log n).
+  void set_tie_key(ClientIndex c, std::uint64_t key);
+  std::uint64_t tie_key(ClientIndex c) const noexcept { return tie_keys_[c]; }
   // Clients from least to most loaded.
   auto begin() const noexcept { return order_.begin(); }
   auto end() const noexcept { return order_.end(); }
@@ -42,6 +53,7 @@ class LoadQueue {
   };
   std::vector<std::uint32_t> threads_;
   std::vector<std::uint32_t> counts_;
+  std::vector<std::uint64_t> tie_keys_;
   std::set<ClientIndex, ByLoad> order_;
 };
 
@@ -75,5 +87,11 @@ void fill_stateless_by_active_load(const Cluster& cluster, AssignmentDraft& draf
 // The same for the given tasks, in the given order (e.g. Kafka's stateless set, which also holds
 // the tasks whose stores are all non-logged).
 void fill_by_active_load(const Cluster& cluster, AssignmentDraft& draft, std::span<const TaskIndex> tasks);
+
+// Sticky stateless fill: every stateless task without an active, in task order, goes back to its
+// previous active owner while that client holds fewer actives than its proportional_quotas() share
+// of all tasks; the others then go by fill_stateless_by_active_load(). Call it after the stateful
+// actives are placed, so the quota counts them. Returns the number of tasks kept by their owner.
+std::uint64_t fill_stateless_sticky(const Cluster& cluster, AssignmentDraft& draft);
 
 }  // namespace assignor

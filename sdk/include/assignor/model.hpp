@@ -9,6 +9,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <ranges>
 #include <span>
 #include <string>
 #include <string_view>
@@ -90,8 +91,20 @@ struct Cluster {
   std::optional<TaskIndex> find_task(TaskId id) const noexcept;
   std::optional<ClientIndex> find_client(std::string_view id) const noexcept;
 
+  // The tasks of one sub-topology in partition order. Tasks are sorted by (sub-topology,
+  // partition), so they are one contiguous run of indices; empty when the sub-topology has none.
+  // O(log tasks).
+  //   for (TaskIndex t : cluster.tasks_of_subtopology(3)) ...
+  std::ranges::iota_view<TaskIndex, TaskIndex> tasks_of_subtopology(std::int32_t subtopology) const;
+  // The distinct sub-topology ids, ascending. O(tasks).
+  std::vector<std::int32_t> subtopologies() const;
+
   // Previous active owner of each task (kNoClient when none), computed by finalize().
   std::span<const ClientIndex> previous_active_owner() const noexcept { return previous_owner_; }
+  // Tasks with at least one store (Task::stateful) and tasks with a logged store
+  // (Task::has_logged_store: the ones that get standbys and warmups), counted by finalize().
+  std::size_t stateful_task_count() const noexcept { return stateful_tasks_; }
+  std::size_t logged_task_count() const noexcept { return logged_tasks_; }
 
   // Sorts tasks and clients, remaps every TaskIndex and RackIndex, and computes derived fields.
   // Builders (the host's readers, generators, tests) call it once after filling the vectors with
@@ -102,6 +115,8 @@ struct Cluster {
 
  private:
   std::vector<ClientIndex> previous_owner_;
+  std::size_t stateful_tasks_ = 0;
+  std::size_t logged_tasks_ = 0;
 };
 
 }  // namespace assignor
