@@ -3,6 +3,13 @@
 #
 #   assignor_add_plugin(<name> SOURCES a.cpp b.cpp)   # in a project that did find_package(Assignor)
 #
+# It also defines <name>_objects, the compiled sources, for the plugin's own unit tests: link it
+# into a test executable and make the strategy in-process with
+# assignor::make_strategy(assignor::this_plugin()) (plugin.hpp):
+#
+#   add_executable(my_strategy_test my_strategy_test.cpp)
+#   target_link_libraries(my_strategy_test PRIVATE my_strategy_objects GTest::gtest_main)
+#
 # The plugin links Assignor::sdk, so it compiles with the SDK's headers and the build fingerprint
 # they carry (compiler family and major version, standard library ABI, SDK major.minor).
 
@@ -20,8 +27,12 @@ function(assignor_add_plugin name)
   if(NOT ARG_SOURCES)
     message(FATAL_ERROR "assignor_add_plugin(${name}): SOURCES is required")
   endif()
-  add_library(${name} MODULE ${ARG_SOURCES})
-  target_link_libraries(${name} PRIVATE Assignor::sdk)
-  target_compile_features(${name} PRIVATE cxx_std_20)
+  add_library(${name}_objects OBJECT ${ARG_SOURCES})
+  target_link_libraries(${name}_objects PUBLIC Assignor::sdk)
+  target_compile_features(${name}_objects PUBLIC cxx_std_20)
+  set_target_properties(${name}_objects PROPERTIES POSITION_INDEPENDENT_CODE ON
+    CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
+  add_library(${name} MODULE)
+  target_link_libraries(${name} PRIVATE ${name}_objects)
   assignor_configure_plugin(${name} ${ASSIGNOR_PLUGIN_VERSION_SCRIPT})
 endfunction()

@@ -10,10 +10,12 @@ namespace assignor::cli {
 Command add_assign(CLI::App& parent, const Globals& globals) {
   struct Options {
     std::string config, cluster, strategy, output, format = "json";
+    std::vector<std::string> plugin_paths;
   };
   auto o = std::make_shared<Options>();
   auto* app = parent.add_subcommand("assign", "Run a strategy on a cluster file and print the assignment");
   app->add_option("--config", o->config, "Config file (YAML)")->required()->check(CLI::ExistingFile);
+  add_plugin_path_option(app, o->plugin_paths);
   app->add_option("--cluster", o->cluster, "Cluster file (YAML or JSON)")->required()->check(CLI::ExistingFile);
   app->add_option("--strategy", o->strategy, "Strategy to run (default: the config's strategy)");
   app->add_option("--output", o->output, "Write the result here instead of stdout");
@@ -24,7 +26,7 @@ Command add_assign(CLI::App& parent, const Globals& globals) {
             apply_log_level(globals, &config);
             const Cluster cluster = host::read_cluster_file(o->cluster, config.input_limits);
             host::PluginRegistry registry;
-            load_plugins(registry, &config);
+            load_plugins(registry, &config, o->plugin_paths);
             const std::string strategy = o->strategy.empty() ? config.strategy : o->strategy;
             const host::RunOutcome outcome = host::run_assignment(registry, config, cluster, strategy);
             if (o->format == "table") write_output(host::to_table(cluster, outcome.report), o->output);

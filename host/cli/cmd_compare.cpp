@@ -25,6 +25,7 @@ Examples:
   assignor compare --config examples/config.yaml --scenarios examples/scenarios
   assignor compare --config examples/config.yaml --cluster big.json --strategies high_availability,sticky --format csv
   assignor compare --config examples/config.yaml --scenarios examples/scenarios --report compare.html
+  assignor compare --config examples/config.yaml --scenarios examples/scenarios --report compare.html --chart max_subtopology_skew
 
 Columns and formats: docs/compare-and-simulate.md
 )";
@@ -34,13 +35,14 @@ Columns and formats: docs/compare-and-simulate.md
 Command add_compare(CLI::App& parent, const Globals& globals) {
   struct Options {
     std::string config, cluster, scenarios, format = "table", report, output;
-    std::vector<std::string> strategies;
+    std::vector<std::string> strategies, charts, plugin_paths;
     std::uint32_t runs = 5;
   };
   auto o = std::make_shared<Options>();
   auto* app = parent.add_subcommand("compare", "Run several strategies on the same clusters and compare quality and speed");
   app->footer(kCompareHelp);
   app->add_option("--config", o->config, "Config file (YAML): settings and plugin paths")->required()->check(CLI::ExistingFile);
+  add_plugin_path_option(app, o->plugin_paths);
   auto* cluster_option = app->add_option("--cluster", o->cluster, "One cluster file (YAML or JSON)")->check(CLI::ExistingFile);
   auto* scenarios_option = app->add_option("--scenarios", o->scenarios, "A directory of cluster files (*.yaml, *.yml, *.json)")
                         ->check(CLI::ExistingDirectory);
@@ -51,14 +53,20 @@ Command add_compare(CLI::App& parent, const Globals& globals) {
   app->add_option("--runs", o->runs, "Timed runs per strategy and scenario (default 5)")
       ->check(CLI::Range(std::uint32_t{1}, std::uint32_t{1000}));
   app->add_option("--report", o->report, "Also write an HTML report with charts to this file");
+  app->add_option("--chart", o->charts,
+                  "More metrics to chart in the --report, comma-separated, or all (any column of the table)")
+      ->delimiter(',');
   app->add_option("--output", o->output, "Write the result here instead of stdout");
   return {app, [o, &globals] {
             if (o->cluster.empty() && o->scenarios.empty())
               throw InputError("compare: give the clusters to compare with --cluster FILE or --scenarios DIR");
+            if (!o->charts.empty() && o->report.empty())
+              throw InputError("compare: --chart draws into the HTML report: give --report FILE too");
+            const std::vector<std::string> charts = host::check_chart_names(o->charts);
             const host::Config config = host::read_config_file(o->config);
             apply_log_level(globals, &config);
             host::PluginRegistry registry;
-            load_plugins(registry, &config);
+            load_plugins(registry, &config, o->plugin_paths);
             const std::vector<host::CompareScenario> scenarios =
                 o->cluster.empty() ? host::scenarios_in_directory(o->scenarios)
                                    : std::vector<host::CompareScenario>{host::scenario_from_file(o->cluster)};
@@ -80,7 +88,7 @@ Command add_compare(CLI::App& parent, const Globals& globals) {
             if (o->format == "json") write_output(host::pretty_json(host::compare_json(result)), o->output);
             else if (o->format == "csv") write_output(host::compare_csv(result), o->output);
             else write_output(host::compare_table(result), o->output);
-            if (!o->report.empty()) write_output(host::compare_html(result), o->report);
+            if (!o->report.empty()) write_output(host::compare_html(result, charts), o->report);
 
             if (result.all_ok()) return static_cast<int>(kOk);
             std::size_t failed = 0, total = 0;

@@ -27,17 +27,19 @@ std::vector<std::string> capability_names(std::uint32_t capabilities) {
 Command add_plugins(CLI::App& parent, const Globals& globals) {
   struct Options {
     std::string config, format = "table";
+    std::vector<std::string> plugin_paths;
   };
   auto o = std::make_shared<Options>();
   auto* app = parent.add_subcommand("plugins", "List the strategy plugins that load: name, version, API version, library");
   app->add_option("--config", o->config, "Config file (adds its plugins.paths)")->check(CLI::ExistingFile);
+  add_plugin_path_option(app, o->plugin_paths);
   app->add_option("--format", o->format, "Output format (default table)")->check(CLI::IsMember({"table", "json"}));
   return {app, [o, &globals] {
             std::optional<host::Config> config;
             if (!o->config.empty()) config = host::read_config_file(o->config);
             apply_log_level(globals, config ? &*config : nullptr);
             host::PluginRegistry registry;
-            load_plugins(registry, config ? &*config : nullptr);
+            load_plugins(registry, config ? &*config : nullptr, o->plugin_paths);
             if (o->format == "json") {
               nlohmann::ordered_json list = nlohmann::ordered_json::array();
               for (const auto& p : registry.plugins())

@@ -53,11 +53,13 @@ Command add_simulate(CLI::App& parent, const Globals& globals) {
   struct Options {
     std::string config, cluster, strategy, events, catch_up = "full", new_data = "0", report, output, final_state;
     std::uint32_t max_rounds = 100;
+    std::vector<std::string> plugin_paths;
   };
   auto o = std::make_shared<Options>();
   auto* app = parent.add_subcommand("simulate", "Simulate rebalances (catch-up, new data, clients joining and leaving) until convergence");
   app->footer(kSimulateHelp);
   app->add_option("--config", o->config, "Config file (YAML)")->required()->check(CLI::ExistingFile);
+  add_plugin_path_option(app, o->plugin_paths);
   app->add_option("--cluster", o->cluster, "Cluster file (YAML or JSON): the state before round 1")
       ->required()
       ->check(CLI::ExistingFile);
@@ -94,7 +96,7 @@ Command add_simulate(CLI::App& parent, const Globals& globals) {
             host::SimulationOptions options;
             if (!o->events.empty()) options.events = host::read_events_file(o->events);
             host::PluginRegistry registry;
-            load_plugins(registry, &config);
+            load_plugins(registry, &config, o->plugin_paths);
             options.strategy = o->strategy;
             options.max_rounds = o->max_rounds;
             if (o->catch_up != "full") options.catch_up = parse_offsets(o->catch_up);

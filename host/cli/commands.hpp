@@ -40,8 +40,13 @@ Command add_simulate(CLI::App& parent, const Globals& globals);
 void setup_logging(const std::string& level);
 // --log-level wins over the config's logging.level; without either, the level stays as set.
 void apply_log_level(const Globals& globals, const host::Config* config);
-// The built-in plugin directory plus the config's plugins.paths.
-void load_plugins(host::PluginRegistry& registry, const host::Config* config);
+// --plugin-path PATH (repeatable): a plugin directory or one plugin library, on top of the config's
+// plugins.paths; relative to the working directory.
+void add_plugin_path_option(CLI::App* app, std::vector<std::string>& paths);
+// The built-in plugin directory, the config's plugins.paths, then the --plugin-path entries (a
+// library named there must load: PluginError otherwise).
+void load_plugins(host::PluginRegistry& registry, const host::Config* config,
+                  const std::vector<std::string>& plugin_paths);
 // Where a command's results go: standard output when `path` is empty or "-", else that file. Every
 // write is checked: a full disk, a closed or broken standard output is an InputError naming the
 // target and the reason (exit 2), never a success with nothing written.

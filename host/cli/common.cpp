@@ -29,12 +29,25 @@ void apply_log_level(const Globals& globals, const host::Config* config) {
   else if (config != nullptr) setup_logging(config->log_level);
 }
 
-void load_plugins(host::PluginRegistry& registry, const host::Config* config) {
+void add_plugin_path_option(CLI::App* app, std::vector<std::string>& paths) {
+  app->add_option("--plugin-path", paths,
+                  "Also load the plugins in this directory, or this plugin library (repeatable; like the "
+                  "config's plugins.paths, without editing it)")
+      ->check(CLI::ExistingPath);
+}
+
+void load_plugins(host::PluginRegistry& registry, const host::Config* config,
+                  const std::vector<std::string>& plugin_paths) {
   registry.set_allow_unsafe_permissions(config != nullptr && config->allow_unsafe_plugin_permissions);
   if (config != nullptr) registry.set_load_time_limit(config->strategy_limits.time_ms);
   registry.load_directory(host::builtin_plugin_dir(), host::PluginOrigin::bundled);
   if (config != nullptr)
     for (const auto& dir : config->plugin_paths) registry.load_directory(dir);
+  for (const auto& path : plugin_paths) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) registry.load_directory(path);
+    else registry.load(path);
+  }
 }
 
 namespace {

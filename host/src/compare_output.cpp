@@ -1,5 +1,6 @@
 // The outputs of `assignor compare`: table, JSON, CSV and the HTML report.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
@@ -8,7 +9,9 @@
 #include <vector>
 
 #include "assignor/host/assignment_io.hpp"
+#include "assignor/errors.hpp"
 #include "assignor/host/compare.hpp"
+#include "assignor/host/printable.hpp"
 #include "assignor/host/report_html.hpp"
 
 namespace assignor::host {
@@ -287,7 +290,28 @@ std::string compare_csv(const Comparison& comparison) {
   return out;
 }
 
-std::string compare_html(const Comparison& comparison) {
+std::vector<std::string> compare_metric_names() { return metric_names(); }
+
+std::vector<std::string> check_chart_names(const std::vector<std::string>& names) {
+  const std::vector<std::string> known = metric_names();
+  std::vector<std::string> out;
+  for (const auto& name : names) {
+    if (name == "all") {
+      out.insert(out.end(), known.begin(), known.end());
+      continue;
+    }
+    if (std::find(known.begin(), known.end(), name) != known.end()) {
+      out.push_back(name);
+      continue;
+    }
+    std::string message = fmt::format("--chart: unknown metric '{}'", printable(name));
+    if (const std::string near = nearest(name, known); !near.empty()) message += fmt::format(" (did you mean '{}'?)", near);
+    throw InputError(message + "; the metrics are: " + fmt::format("{}", fmt::join(known, ", ")) + ", or all");
+  }
+  return out;
+}
+
+std::string compare_html(const Comparison& comparison, const std::vector<std::string>& extra_charts) {
   HtmlReport page;
   page.title = "Assignor: strategy comparison";
   page.summary.push_back(fmt::format("{} strateg{} on {} scenario{}; assign_ms is the median of {} run{}, whiskers "
@@ -322,6 +346,25 @@ std::string compare_html(const Comparison& comparison) {
   for (const auto& spec : kCharts)
     page.sections.emplace_back(
         BarChart{spec.name, spec.description, spec.unit, groups, comparison.strategies, bars_of(spec.value, false)});
+  std::vector<std::string> drawn;
+  for (const auto& spec : kCharts) drawn.emplace_back(spec.name);
+  for (const auto& name : extra_charts) {
+    if (std::find(drawn.begin(), drawn.end(), name) != drawn.end()) continue;
+    drawn.push_back(name);
+    BarChart chart{name, fmt::format("The {} metric of every run (docs/formats.md says what it measures); a "
+                                     "\u00d7 with \"not measured\" where the scenario does not have it.", name),
+                   "", groups, comparison.strategies, bars_of([](const CompareRow&) { return 0.0; }, false)};
+    for (std::size_t g = 0; g < comparison.scenarios.size(); ++g)
+      for (std::size_t r = 0; r < comparison.scenarios[g].rows.size(); ++r) {
+        const CompareRow& row = comparison.scenarios[g].rows[r];
+        if (row.status != CompareStatus::ok) continue;
+        const ordered_json value = metrics_to_json(row.metrics).value(name, ordered_json());
+        Bar& bar = chart.bars[g][r];
+        if (value.is_number()) bar.value = value.get<double>();
+        else bar.value.reset(), bar.missing = "not measured";
+      }
+    page.sections.emplace_back(std::move(chart));
+  }
   page.sections.emplace_back(BarChart{
       "assign_ms",
       fmt::format("Time of the strategy call plus lag normalisation: median of {} run{}, whiskers min to max.",

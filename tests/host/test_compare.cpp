@@ -247,6 +247,36 @@ TEST_F(Compare, HtmlReportIsWellFormedWithOneSvgPerChart) {
   EXPECT_THAT(html, HasSubstr("test_strategy_invalid / scale-out: invalid"));
 }
 
+TEST_F(Compare, AnyMetricCanBeChartedOnce) {
+  CompareOptions options;
+  options.strategies = {"high_availability", "sticky"};
+  options.runs = 1;
+  const Comparison result = compare_strategies(*registry_, config(), two_scenarios(), options);
+  // A default chart asked again is not drawn twice; cross_rack_traffic is not measured here (no racks).
+  const std::string html = compare_html(result, {"max_subtopology_skew", "warmups", "cross_rack_traffic"});
+  const auto check = test::check_xml(html);
+  ASSERT_EQ(check.problem, "");
+  EXPECT_EQ(check.elements.at("svg"), static_cast<int>(compare_chart_names().size()) + 2);
+  EXPECT_THAT(html, HasSubstr("<h2>max_subtopology_skew</h2>"));
+  EXPECT_THAT(html, HasSubstr("sticky / scale-out: not measured"));
+  const auto skew = html.find("<h2>max_subtopology_skew</h2>");
+  EXPECT_LT(skew, html.find("<h2>assign_ms</h2>"));
+  EXPECT_EQ(html.find("<h2>warmups</h2>"), html.rfind("<h2>warmups</h2>"));
+}
+
+TEST(CompareCharts, NamesAreCheckedAndAllMeansEveryMetric) {
+  EXPECT_EQ(check_chart_names({"all"}), compare_metric_names());
+  EXPECT_EQ(check_chart_names({"max_subtopology_skew"}), std::vector<std::string>{"max_subtopology_skew"});
+  try {
+    check_chart_names({"max_subtopolgy_skew"});
+    FAIL() << "accepted a misspelt metric";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("unknown metric 'max_subtopolgy_skew'"));
+    EXPECT_THAT(e.what(), HasSubstr("did you mean 'max_subtopology_skew'"));
+  }
+  EXPECT_THAT(compare_metric_names(), ::testing::Contains("max_subtopology_skew"));
+}
+
 TEST_F(Compare, ScenariosInADirectoryAreReadInNameOrderWhenTheirTurnComes) {
   const auto dir = test::test_dir();
   ScenarioSpec spec;

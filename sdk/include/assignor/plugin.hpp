@@ -6,14 +6,16 @@
 // `create` returns an object that must be released with the same descriptor's `destroy`, and the
 // host keeps the library loaded until then (it never unloads plugins while the process runs).
 //
-// A plugin is one line after its Strategy class:
+// A plugin is one line after its Strategy class, at global scope:
 //   ASSIGNOR_PLUGIN(MyStrategy, "my_strategy", "1.0.0", "one-line description",
 //                   assignor::kCapabilityHighAvailability)
 #pragma once
 
 #include <boost/dll/alias.hpp>
 #include <cstdint>
+#include <memory>
 
+#include "assignor/errors.hpp"
 #include "assignor/settings.hpp"
 #include "assignor/strategy.hpp"
 #include "assignor/version.hpp"
@@ -42,6 +44,34 @@ struct PluginDescriptor {
 
 using PluginEntryPoint = const PluginDescriptor*();
 
+// Testing a plugin in-process, without loading a library: compile its sources into the test
+// (with CMake, link the `<name>_objects` library that assignor_add_plugin defines) and make the
+// strategy through its own descriptor, exactly as the host does:
+//
+//   std::map<std::string, std::string> values{{"spread", "true"}};   // strategies.<name> of a config
+//   auto strategy = assignor::make_strategy(assignor::this_plugin(), StrategyParams(values));
+//   const Assignment out = strategy->assign({cluster, settings, lags});
+//
+// One plugin per test binary (ASSIGNOR_PLUGIN defines this_plugin()).
+const PluginDescriptor& this_plugin() noexcept;
+
+// Releases a strategy through the descriptor that made it.
+struct StrategyDeleter {
+  const PluginDescriptor* plugin = nullptr;
+  void operator()(Strategy* strategy) const noexcept {
+    if (strategy != nullptr) plugin->destroy(strategy);
+  }
+};
+using StrategyPtr = std::unique_ptr<Strategy, StrategyDeleter>;
+
+// Calls plugin.create(params): lets its ConfigError through, throws StrategyError when it returns
+// null (a broken factory, which the host refuses the same way).
+inline StrategyPtr make_strategy(const PluginDescriptor& plugin, const StrategyParams& params = {}) {
+  Strategy* raw = plugin.create(params);
+  if (raw == nullptr) throw StrategyError(std::string(plugin.name) + ": create returned no strategy");
+  return StrategyPtr(raw, StrategyDeleter{&plugin});
+}
+
 }  // namespace assignor
 
 #define ASSIGNOR_PLUGIN(StrategyClass, NAME, VERSION, DESCRIPTION, CAPABILITIES)                   \
@@ -58,4 +88,7 @@ using PluginEntryPoint = const PluginDescriptor*();
   namespace assignor_plugin_export {                                                              \
   using assignor_plugin_detail::entry;                                                            \
   BOOST_DLL_ALIAS(entry, assignor_plugin_entry)                                                   \
+  }                                                                                               \
+  const ::assignor::PluginDescriptor& assignor::this_plugin() noexcept {                          \
+    return assignor_plugin_detail::descriptor;                                                    \
   }
