@@ -1,14 +1,30 @@
-# assignor_add_conformance_test(<plugin target> [RUNNER <runner target or path>] [SEED <n>])
+# assignor_add_conformance_test(<plugin target> [RUNNER <runner target or path>] [SEED <n>]
+#                               [SOURCES <files>...])
 #
-# Adds a ctest `conformance.<plugin target>` that runs the conformance suite (valid, deterministic,
-# no restoring actives when the plugin declares high availability) against the plugin library.
+# Adds a ctest `conformance.<plugin target>` that runs the conformance kit (assignor/conformance.hpp:
+# valid, deterministic, no restoring actives when the plugin declares high availability, readable
+# failures with reproduction lines) on the plugin.
+#
+# Without SOURCES the installed runner loads the plugin library. With SOURCES, the files are a
+# main() of your own (a conformance::Suite on this_plugin() with your properties): they are built
+# into an executable `<plugin>_conformance` with the plugin's sources (<plugin>_objects) and the kit,
+# which needs GoogleTest (libgtest-dev on Debian).
 function(assignor_add_conformance_test plugin)
-  cmake_parse_arguments(ARG "" "RUNNER;SEED" "" ${ARGN})
-  if(NOT ARG_RUNNER)
-    set(ARG_RUNNER Assignor::conformance)
-  endif()
+  cmake_parse_arguments(ARG "" "RUNNER;SEED" "SOURCES" ${ARGN})
   if(NOT ARG_SEED)
     set(ARG_SEED 1)
+  endif()
+  if(ARG_SOURCES)
+    if(NOT TARGET GTest::gtest)
+      find_package(GTest REQUIRED)
+    endif()
+    add_executable(${plugin}_conformance ${ARG_SOURCES})
+    target_link_libraries(${plugin}_conformance PRIVATE ${plugin}_objects Assignor::conformance_kit)
+    add_test(NAME conformance.${plugin} COMMAND ${plugin}_conformance --seed ${ARG_SEED})
+    return()
+  endif()
+  if(NOT ARG_RUNNER)
+    set(ARG_RUNNER Assignor::conformance)
   endif()
   if(TARGET ${ARG_RUNNER})
     set(runner $<TARGET_FILE:${ARG_RUNNER}>)

@@ -1,0 +1,276 @@
+#include "assignor/conformance.hpp"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <cstring>
+#include <iostream>
+#include <string_view>
+#include <tuple>
+
+#include "assignor/validation.hpp"
+
+namespace assignor::conformance {
+
+std::string generate_command(const ScenarioSpec& s) {
+  return fmt::format(
+      "assignor generate --clients {} --threads {} --subtopologies {} --partitions {} "
+      "--stateful-fraction {} --nonlogged-fraction {} --standbys {} --racks {} --scenario {} --seed {}{}",
+      s.clients, s.threads, s.subtopologies, s.partitions, s.stateful_fraction, s.nonlogged_fraction,
+      s.standbys, s.racks, to_string(s.kind), s.seed, s.end_offsets_known ? "" : " --end-offsets-unknown");
+}
+
+std::string config_yaml(const Case& c, const std::string& strategy) {
+  return fmt::format(
+      "strategy: {}\nassignment: {{num_standby_replicas: {}, max_warmup_replicas: {}, acceptable_recovery_lag: {}}}\n",
+      strategy, c.settings.num_standby_replicas, c.settings.max_warmup_replicas, c.settings.acceptable_recovery_lag);
+}
+
+std::string reproduction(const Case& c, const std::string& strategy, const std::string& library) {
+  const std::string lib = library.empty() ? "path/to/" + strategy + ".so" : library;
+  std::string config;  // one printf argument: newlines written as \n
+  for (char ch : config_yaml(c, strategy)) config += ch == '\n' ? std::string("\\n") : std::string(1, ch);
+  return fmt::format(
+      "reproduce case {}:\n"
+      "  {} > {}.json\n"
+      "  printf '{}' > {}.yaml\n"
+      "  assignor assign --config {}.yaml --cluster {}.json --plugin-path {} --format table\n",
+      c.name, generate_command(c.spec), c.name, config, c.name, c.name, c.name, lib);
+}
+
+namespace {
+
+std::string test_name(std::string name) {
+  for (auto& ch : name)
+    if (ch == '-') ch = '_';
+  return name;
+}
+
+}  // namespace
+
+std::vector<Case> cases(std::uint64_t seed) {
+  std::vector<Case> out;
+  SplitMix64 rng(seed);
+  auto draw = [&](std::uint64_t lo, std::uint64_t hi) { return lo + rng.next() % (hi - lo + 1); };
+  const ScenarioKind kinds[] = {ScenarioKind::fresh, ScenarioKind::scale_out, ScenarioKind::scale_in,
+                                ScenarioKind::rolling_restart};
+  std::uint32_t n = 0;
+  for (ScenarioKind kind : kinds) {
+    for (std::uint32_t standbys : {0u, 1u, 2u}) {
+      for (std::uint32_t racks : {0u, 3u}) {
+        for (int variant = 0; variant < 2; ++variant) {
+          Case c;
+          ScenarioSpec& s = c.spec;
+          s.kind = kind;
+          s.clients = static_cast<std::uint32_t>(draw(2, 24));
+          s.threads = static_cast<std::uint32_t>(draw(1, 4));
+          s.subtopologies = static_cast<std::uint32_t>(draw(1, 6));
+          s.partitions = static_cast<std::uint32_t>(draw(1, 24));
+          s.stateful_fraction = variant == 0 ? 0.5 : 1.0;  // with and without stateless tasks
+          s.nonlogged_fraction = variant == 0 ? 0.0 : 0.34;
+          s.standbys = standbys;
+          s.racks = racks;
+          s.seed = rng.next() % 1'000'000;
+          c.settings.num_standby_replicas = standbys;
+          c.settings.max_warmup_replicas = static_cast<std::uint32_t>(draw(1, 4));
+          c.settings.acceptable_recovery_lag = variant == 0 ? 10000 : 100;
+          c.name = test_name(fmt::format("{}_standbys{}_racks{}_{}_n{}", to_string(kind), standbys, racks,
+                                         variant == 0 ? "mixed" : "stateful", n++));
+          out.push_back(c);
+        }
+      }
+    }
+    // Unknown end offsets, once per kind.
+    Case c;
+    c.spec.kind = kind;
+    c.spec.clients = 6;
+    c.spec.threads = 2;
+    c.spec.subtopologies = 3;
+    c.spec.partitions = 8;
+    c.spec.standbys = 1;
+    c.spec.seed = rng.next() % 1'000'000;
+    c.spec.end_offsets_known = false;
+    c.settings.num_standby_replicas = 1;
+    c.name = test_name(fmt::format("{}_unknown_end_offsets_n{}", to_string(kind), n++));
+    out.push_back(c);
+  }
+  // Sizes for the timing lines: 1k and 10k tasks.
+  for (auto [clients, subs, parts] : {std::tuple{30u, 10u, 100u}, std::tuple{100u, 20u, 500u}}) {
+    Case c;
+    c.spec.kind = ScenarioKind::scale_out;
+    c.spec.clients = clients;
+    c.spec.threads = 4;
+    c.spec.subtopologies = subs;
+    c.spec.partitions = parts;
+    c.spec.standbys = 1;
+    c.spec.seed = seed;
+    c.settings.num_standby_replicas = 1;
+    c.name = fmt::format("size_{}_tasks_{}_clients", subs * parts, clients);
+    out.push_back(c);
+  }
+  return out;
+}
+
+namespace {
+
+const char* role_name(int list) { return list == 0 ? "active" : (list == 1 ? "standby" : "warmup"); }
+
+// The first placement one assignment has and the other has not, in words ("" when equal).
+std::string first_difference(const Cluster& cluster, const Assignment& a, const Assignment& b) {
+  const std::vector<Placement>* lists_a[] = {&a.actives, &a.standbys, &a.warmups};
+  const std::vector<Placement>* lists_b[] = {&b.actives, &b.standbys, &b.warmups};
+  auto by_task = [](const Placement& x, const Placement& y) { return std::tie(x.task, x.client) < std::tie(y.task, y.client); };
+  for (int l = 0; l < 3; ++l) {
+    std::vector<Placement> x = *lists_a[l], y = *lists_b[l];
+    std::sort(x.begin(), x.end(), by_task);
+    std::sort(y.begin(), y.end(), by_task);
+    const auto [ix, iy] = std::mismatch(x.begin(), x.end(), y.begin(), y.end());
+    if (ix == x.end() && iy == y.end()) continue;
+    auto words = [&](auto it, const std::vector<Placement>& v) {
+      return it == v.end() ? std::string("nothing")
+                           : fmt::format("{} of task {} on client {}", role_name(l), to_string(cluster.tasks[it->task].id),
+                                         cluster.clients[it->client].id);
+    };
+    return fmt::format("first run: {}; second run: {}", words(ix, x), words(iy, y));
+  }
+  return "";
+}
+
+}  // namespace
+
+Suite::Suite(const PluginDescriptor& plugin, Options options)
+    : Suite(plugin.name, plugin.capabilities,
+            [&plugin]() -> std::shared_ptr<Strategy> { return make_strategy(plugin); }, std::move(options)) {}
+
+Suite::Suite(std::string name, std::uint32_t capabilities, Factory factory, Options options)
+    : name_(std::move(name)), capabilities_(capabilities), factory_(std::move(factory)), options_(std::move(options)) {}
+
+Suite& Suite::property(std::string name, Property check) {
+  properties_.emplace_back(std::move(name), std::move(check));
+  return *this;
+}
+
+void Suite::check(const Case& c) const {
+  SCOPED_TRACE(reproduction(c, name_, options_.library));
+  const Cluster cluster = generate_cluster(c.spec);
+  const LagModel lags(cluster, c.settings);
+  const std::shared_ptr<Strategy> strategy = factory_();
+
+  const auto start = std::chrono::steady_clock::now();
+  Assignment first = strategy->assign(AssignmentInput{cluster, c.settings, lags});
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  ::testing::Test::RecordProperty("assign_ms", fmt::format("{:.3f}", ms));
+  ::testing::Test::RecordProperty("tasks", std::to_string(cluster.task_count()));
+
+  const auto errors = validate(cluster, c.settings, first);
+  for (std::size_t i = 0; i < errors.size() && i < 10; ++i)
+    ADD_FAILURE() << "invalid assignment: " << to_string(errors[i].kind) << ": " << errors[i].message;
+  ASSERT_TRUE(errors.empty()) << errors.size() << " validation errors (the first 10 above)";
+
+  // Deterministic: a fresh strategy object on the same input gives the same assignment.
+  Assignment second = factory_()->assign(AssignmentInput{cluster, c.settings, lags});
+  first.normalize();
+  second.normalize();
+  EXPECT_TRUE(first == second) << "not deterministic: the same input gave two different assignments; "
+                               << first_difference(cluster, first, second)
+                               << (first.probing_rebalance != second.probing_rebalance ? "; probing differs" : "");
+
+  if ((capabilities_ & kCapabilityHighAvailability) && cluster.end_offsets_known) {
+    const auto restoring = check_high_availability(cluster, lags, first);
+    for (std::size_t i = 0; i < restoring.size() && i < 10; ++i)
+      ADD_FAILURE() << "declares high availability but returned a restoring active: " << restoring[i].message;
+  }
+  if (!first.warmups.empty() && !first.probing_rebalance) {
+    const Placement& w = first.warmups.front();
+    ADD_FAILURE() << "warmups without a probing rebalance (e.g. warmup of task " << to_string(cluster.tasks[w.task].id)
+                  << " on client " << cluster.clients[w.client].id << "): the warmups would never be used";
+  }
+  if (options_.time_budget_ms > 0 && ms > options_.time_budget_ms)
+    ADD_FAILURE() << fmt::format("assign took {:.3f} ms, over the budget of {} ms ({} tasks x {} clients)", ms,
+                                 options_.time_budget_ms, cluster.task_count(), cluster.client_count());
+
+  if (::testing::Test::HasFailure()) return;  // properties assume a valid assignment
+  const Metrics metrics = compute_metrics(cluster, c.settings, lags, first);
+  for (const auto& [name, property] : properties_) {
+    SCOPED_TRACE("property: " + name);
+    property(Run{c, cluster, lags, first, metrics, ms});
+  }
+
+  if (cluster.task_count() >= 1000)
+    std::printf("[ timing   ] %s: %zu tasks x %zu clients in %.3f ms\n", name_.c_str(), cluster.task_count(),
+                cluster.client_count(), ms);
+}
+
+namespace {
+
+class CaseTest : public ::testing::Test {
+ public:
+  CaseTest(Case c, std::function<void(const Case&)> body) : case_(std::move(c)), body_(std::move(body)) {}
+  void TestBody() override { body_(case_); }
+
+ private:
+  Case case_;
+  std::function<void(const Case&)> body_;
+};
+
+bool parse_number(std::string_view text, double& out) {
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return ec == std::errc() && end == text.data() + text.size() && out >= 0;
+}
+bool parse_number(std::string_view text, std::uint64_t& out) {
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  return ec == std::errc() && end == text.data() + text.size();
+}
+
+}  // namespace
+
+void Suite::register_tests() {
+  for (const Case& c : cases(options_.seed)) {
+    ::testing::RegisterTest("Conformance", c.name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
+                            [this, c]() -> ::testing::Test* {
+                              return new CaseTest(c, [this](const Case& k) { check(k); });
+                            });
+  }
+}
+
+int Suite::run(int argc, char** argv) {
+  std::vector<char*> rest{argv[0]};
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg = argv[i];
+    auto value = [&](std::string_view flag) -> const char* {
+      if (arg == flag && i + 1 < argc) return argv[++i];
+      if (arg.size() > flag.size() && arg.substr(0, flag.size()) == flag && arg[flag.size()] == '=')
+        return argv[i] + flag.size() + 1;
+      return nullptr;
+    };
+    if (const char* v = value("--seed")) {
+      if (!parse_number(v, options_.seed)) {
+        std::cerr << "conformance: --seed needs a number, got '" << v << "'\n";
+        return 2;
+      }
+    } else if (const char* b = value("--time-budget-ms")) {
+      if (!parse_number(b, options_.time_budget_ms)) {
+        std::cerr << "conformance: --time-budget-ms needs a number >= 0, got '" << b << "'\n";
+        return 2;
+      }
+    } else {
+      rest.push_back(argv[i]);
+    }
+  }
+  int rest_argc = static_cast<int>(rest.size());
+  ::testing::InitGoogleTest(&rest_argc, rest.data());
+  if (rest_argc > 1) {
+    std::cerr << "conformance: unknown argument '" << rest[1] << "'\n";
+    return 2;
+  }
+  register_tests();
+  std::cout << "conformance: strategy " << name_ << ", seed " << options_.seed;
+  if (options_.time_budget_ms > 0) std::cout << ", time budget " << options_.time_budget_ms << " ms";
+  std::cout << "\n";
+  return RUN_ALL_TESTS();
+}
+
+}  // namespace assignor::conformance
