@@ -156,7 +156,7 @@ int main(int argc, char** argv) {
   std::string plugin_dir = ASSIGNOR_PLUGIN_DIR;
   for (int i = 1; i < argc; ++i)
     if (std::strncmp(argv[i], "--plugin-dir=", 13) == 0) plugin_dir = argv[i] + 13;
-  assignor::log().set_level(spdlog::level::err);
+  assignor::set_log_level(assignor::LogLevel::error);
   static host::PluginRegistry registry;
   registry.load_directory(plugin_dir, host::PluginOrigin::bundled);
   g_registry = &registry;

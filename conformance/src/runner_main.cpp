@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
     std::cerr << "assignor_conformance: --plugin LIBRARY is required\n";
     return 2;
   }
-  log().set_level(spdlog::level::err);  // suspect-state warnings are expected here
+  set_log_level(LogLevel::error);  // suspect-state warnings are expected here
 
   auto registry = std::make_shared<host::PluginRegistry>();
   std::string name;

@@ -1,6 +1,4 @@
 #include <fmt/format.h>
-#include <spdlog/sinks/stdout_color_sinks.h>
-#include <spdlog/spdlog.h>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -11,18 +9,12 @@
 #include <system_error>
 
 #include "assignor/errors.hpp"
-#include "assignor/log.hpp"
+#include "assignor/host/logging.hpp"
 #include "commands.hpp"
 
 namespace assignor::cli {
 
-void setup_logging(const std::string& level) {
-  auto logger = std::make_shared<spdlog::logger>("assignor",
-                                                 std::make_shared<spdlog::sinks::stderr_color_sink_mt>());
-  logger->set_pattern("assignor: %^%l%$: %v");
-  logger->set_level(spdlog::level::from_str(level));
-  assignor::set_logger(logger);
-}
+void setup_logging(const std::string& level) { host::set_log_level(level); }
 
 void apply_log_level(const Globals& globals, const host::Config* config) {
   if (!globals.log_level.empty()) setup_logging(globals.log_level);

@@ -22,7 +22,7 @@
 #include <sstream>
 #include <thread>
 
-#include "assignor/log.hpp"
+#include "assignor/host/logging.hpp"
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)

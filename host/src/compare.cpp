@@ -11,7 +11,7 @@
 #include "assignor/errors.hpp"
 #include "assignor/host/cluster_reader.hpp"
 #include "assignor/host/runner.hpp"
-#include "assignor/log.hpp"
+#include "assignor/host/logging.hpp"
 #include "assignor/validation.hpp"
 
 namespace assignor::host {
@@ -23,9 +23,9 @@ namespace {
 class QuietLog {
  public:
   QuietLog() : saved_(log().level()) {
-    if (saved_ < spdlog::level::err) log().set_level(spdlog::level::err);
+    if (saved_ < spdlog::level::err) set_log_level(spdlog::level::err);
   }
-  ~QuietLog() { log().set_level(saved_); }
+  ~QuietLog() { set_log_level(saved_); }
   QuietLog(const QuietLog&) = delete;
   QuietLog& operator=(const QuietLog&) = delete;
 

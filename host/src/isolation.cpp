@@ -16,7 +16,7 @@
 #include "assignor/host/printable.hpp"
 
 #include "assignor/errors.hpp"
-#include "assignor/log.hpp"
+#include "assignor/host/logging.hpp"
 #include "child_process.hpp"
 
 #if defined(__has_feature)

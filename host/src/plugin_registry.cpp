@@ -23,7 +23,7 @@
 
 #include "assignor/errors.hpp"
 #include "assignor/host/printable.hpp"
-#include "assignor/log.hpp"
+#include "assignor/host/logging.hpp"
 #include "child_process.hpp"
 
 namespace assignor::host {

@@ -14,7 +14,7 @@
 #include "assignor/errors.hpp"
 #include "assignor/host/isolation.hpp"
 #include "assignor/host/printable.hpp"
-#include "assignor/log.hpp"
+#include "assignor/host/logging.hpp"
 #include "assignor/metrics.hpp"
 #include "assignor/threads.hpp"
 #include "assignor/validation.hpp"

@@ -14,7 +14,7 @@
 #include "assignor/errors.hpp"
 #include "assignor/host/assignment_io.hpp"
 #include "assignor/host/runner.hpp"
-#include "assignor/log.hpp"
+#include "assignor/host/logging.hpp"
 #include "assignor/threads.hpp"
 
 namespace assignor::host {

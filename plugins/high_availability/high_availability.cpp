@@ -81,9 +81,8 @@ bool rack_awareness_enabled(const Cluster& cluster, const RackAwareSettings& set
   if (settings.strategy == RackAwareStrategy::none) return false;
   const std::string why = missing_rack_information(cluster);
   if (why.empty()) return true;
-  log().warn("high_availability: rack awareness is off although rack_aware.strategy is set: {} (Kafka "
-             "enables it only when every client and every partition has rack information)",
-             why);
+  log(LogLevel::warn, "high_availability: rack awareness is off although rack_aware.strategy is set: " + why +
+                          " (Kafka enables it only when every client and every partition has rack information)");
   return false;
 }
 

@@ -42,7 +42,7 @@ LagModel::LagModel(const Cluster& cluster, const AssignmentSettings& settings)
                     (report.sum < 0 ? " (negative)" : " above its end-offset sum " +
                                                           std::to_string(end_sum_[report.task])) +
                     ": its local state is suspect; treating it as a restore from scratch";
-        log().warn("{}", w.message);
+        log(LogLevel::warn, w.message);
         warnings_.push_back(std::move(w));
       }
       if (is_explicit(report.task, report.sum)) ++offsets_[report.task + 1];

@@ -3,8 +3,6 @@
 // (replay_main.cpp, any compiler, run by ctest).
 #pragma once
 
-#include <spdlog/sinks/null_sink.h>
-#include <spdlog/spdlog.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -12,16 +10,14 @@
 #include <string_view>
 
 #include "assignor/host/limits.hpp"
-#include "assignor/log.hpp"
+#include "assignor/host/logging.hpp"
 
 namespace assignor::fuzz {
 
 // Lag warnings and plugin logs would flood the fuzzer's output and slow it down.
 inline void quiet_logs() {
   static const bool done = [] {
-    auto logger = std::make_shared<spdlog::logger>("fuzz", std::make_shared<spdlog::sinks::null_sink_mt>());
-    logger->set_level(spdlog::level::off);
-    assignor::set_logger(logger);
+    assignor::host::set_log_level(spdlog::level::off);
     return true;
   }();
   (void)done;

@@ -15,6 +15,17 @@ step("configure the example" ${CMAKE_COMMAND} -S ${EXAMPLE_DIR} -B ${WORK_DIR}/e
 step("build the example" ${CMAKE_COMMAND} --build ${WORK_DIR}/example)
 step("the example's conformance test" ${CMAKE_CTEST_COMMAND} --test-dir ${WORK_DIR}/example --output-on-failure)
 
+# Another compiler family is refused by find_package(Assignor), at configure time.
+if(OTHER_CXX)
+  execute_process(COMMAND ${CMAKE_COMMAND} -S ${EXAMPLE_DIR} -B ${WORK_DIR}/other-compiler -G Ninja
+                          -DCMAKE_CXX_COMPILER=${OTHER_CXX} -DCMAKE_PREFIX_PATH=${prefix}
+                          -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF
+                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(rc EQUAL 0 OR NOT err MATCHES "Assignor was built with")
+    message(FATAL_ERROR "configuring with ${OTHER_CXX} was not refused (${rc}):\n${out}\n${err}")
+  endif()
+endif()
+
 # The installed command finds its bundled plugins relative to itself...
 step("installed assignor plugins" ${prefix}/bin/assignor plugins)
 foreach(name high_availability sticky fallback_prior)
