@@ -25,6 +25,8 @@
 //       }
 #pragma once
 
+#include <gtest/gtest.h>  // properties use its assertions
+
 #include <cstdint>
 #include <functional>
 #include <memory>

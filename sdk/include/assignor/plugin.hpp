@@ -3,8 +3,9 @@
 // The host reads `api_version` first and `fingerprint` second; only when both match does it read the
 // rest or call into the plugin. Field order below is therefore fixed for all API versions. Ownership:
 // the descriptor and its strings are static data of the library and live as long as it is loaded;
-// `create` returns an object that must be released with the same descriptor's `destroy`, and the
-// host keeps the library loaded until then (it never unloads plugins while the process runs).
+// `create` returns an object that must be released with the same descriptor's `destroy`. The host
+// keeps a library loaded while it holds the registry that opened it or any strategy made from it,
+// and may unload it after that: nothing of a plugin may outlive those (threads, atexit handlers).
 //
 // A plugin is one line after its Strategy class, at global scope:
 //   ASSIGNOR_PLUGIN(MyStrategy, "my_strategy", "1.0.0", "one-line description",
