@@ -261,6 +261,7 @@ int Suite::run(int argc, char** argv) {
     }
   }
   int rest_argc = static_cast<int>(rest.size());
+  rest.push_back(nullptr);  // argv[argc] is null: GoogleTest shifts flags out through it
   ::testing::InitGoogleTest(&rest_argc, rest.data());
   if (rest_argc > 1) {
     std::cerr << "conformance: unknown argument '" << rest[1] << "'\n";
