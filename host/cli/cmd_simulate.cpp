@@ -6,6 +6,7 @@
 
 #include <charconv>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <optional>
 
@@ -21,8 +22,11 @@ namespace assignor::cli {
 namespace {
 
 constexpr const char* kSimulateHelp = R"(Round k: run the strategy on the cluster state, apply the assignment, let every task a client
-holds catch up by --catch-up offsets, add --new-data offsets to every changelog, then apply the
-events of round k. The run ends when a round needs no probing rebalance, is balanced (active and
+holds catch up (by --catch-up offsets, or at --restore-rate offsets per second until the next
+rebalance), add --new-data offsets to every changelog, then apply the events of round k.
+Time: a rebalance costs --rebalance-ms; the next one follows at once after events, else after the
+probing interval. Each round line has at_ms; the summary has time_to_balanced_ms,
+time_to_converged_ms and, with a restore rate, restoring_task_ms (task-time actives spent restoring). The run ends when a round needs no probing rebalance, is balanced (active and
 per-thread loads at most one task apart) and no event is still to come (converged), when an
 unbalanced assignment repeats without probing (stalled), or after --max-rounds.
 
@@ -53,6 +57,7 @@ Command add_simulate(CLI::App& parent, const Globals& globals) {
   struct Options {
     std::string config, cluster, strategy, events, catch_up = "full", new_data = "0", report, output, final_state;
     std::uint32_t max_rounds = 100;
+    std::optional<std::int64_t> restore_rate, rebalance_ms;
     std::vector<std::string> plugin_paths;
   };
   auto o = std::make_shared<Options>();
@@ -73,20 +78,27 @@ Command add_simulate(CLI::App& parent, const Globals& globals) {
         return parse_offsets(text) ? "" : "expected a number of offsets >= 0, got '" + text + "'";
       },
       "OFFSETS");
-  app->add_option("--catch-up", o->catch_up,
-                  "Offsets each task held catches up per round: a number, or 'full' (the default)")
+  auto* catch_up = app->add_option("--catch-up", o->catch_up,
+                  "Offsets each task held catches up per round: a number, or 'full' (the default without a restore rate)")
       ->check(CLI::Validator(
           [](const std::string& text) -> std::string {
             return text == "full" || parse_offsets(text) ? ""
                                                          : "expected 'full' or a number of offsets >= 0, got '" + text + "'";
           },
           "OFFSETS|full"));
+  app->add_option("--restore-rate", o->restore_rate,
+                  "Offsets per second each copy restores: catch up in time (default: the config's simulation.restore_rate)")
+      ->check(CLI::Range(std::int64_t{1}, std::numeric_limits<std::int64_t>::max()))
+      ->excludes(catch_up);
+  app->add_option("--rebalance-ms", o->rebalance_ms,
+                  "What one rebalance costs, in ms (default: the config's simulation.rebalance_ms, else 0)")
+      ->check(CLI::Range(std::int64_t{0}, host::kMaxRebalanceMs));
   app->add_option("--new-data", o->new_data, "Offsets appended to every changelog per round (default 0)")->check(offsets);
   app->add_option("--report", o->report, "Also write an HTML report of the convergence curves to this file");
   app->add_option("--output", o->output, "Write the JSON lines here instead of stdout");
   app->add_option("--final-state", o->final_state,
                   "Write the group's state after the last round as a cluster file (JSON), to start another run from");
-  return {app, [o, &globals] {
+  return {app, [o, &globals, catch_up] {
             refuse_overwriting_inputs(
                 {{"--output", o->output}, {"--report", o->report}, {"--final-state", o->final_state}},
                 {{"--config", o->config}, {"--cluster", o->cluster}, {"--events", o->events}});
@@ -100,6 +112,10 @@ Command add_simulate(CLI::App& parent, const Globals& globals) {
             options.strategy = o->strategy;
             options.max_rounds = o->max_rounds;
             if (o->catch_up != "full") options.catch_up = parse_offsets(o->catch_up);
+            // Time or rounds: --restore-rate, else --catch-up, else the config's rate, else full per round.
+            if (o->restore_rate) options.restore_rate = o->restore_rate;
+            else if (catch_up->count() == 0) options.restore_rate = config.simulation.restore_rate;
+            options.rebalance_ms = o->rebalance_ms.value_or(config.simulation.rebalance_ms);
             options.new_data = *parse_offsets(o->new_data);
 
             Output out(o->output);
@@ -118,9 +134,11 @@ Command add_simulate(CLI::App& parent, const Globals& globals) {
             if (!o->report.empty()) {
               std::vector<std::string> context{
                   fmt::format("Cluster: {}; config: {}; strategy: {}", o->cluster, o->config, result.summary.strategy),
-                  fmt::format("Catch-up per round: {}; new data per round: {} offsets per changelog; events: {}",
-                              options.catch_up ? fmt::format("{} offsets", *options.catch_up) : "full",
-                              options.new_data, o->events.empty() ? "none" : o->events)};
+                  fmt::format("Catch-up: {}; rebalance cost: {} ms; new data per round: {} offsets per changelog; events: {}",
+                              options.restore_rate ? fmt::format("{} offsets/s per copy", *options.restore_rate)
+                              : options.catch_up   ? fmt::format("{} offsets per round", *options.catch_up)
+                                                   : "full per round",
+                              options.rebalance_ms, options.new_data, o->events.empty() ? "none" : o->events)};
               write_output(host::simulation_html(result, context), o->report);
             }
             if (!o->final_state.empty()) write_output(to_json(result.final_state), o->final_state);

@@ -24,7 +24,8 @@ using detail::FieldReader;
 using detail::Fields;
 
 const std::vector<std::string> kTopKeys = {"strategy",   "fallback",   "plugins", "assignment",
-                                           "strategies", "logging",    "isolation", "limits"};
+                                           "strategies", "logging",    "isolation", "limits",
+                                           "simulation"};
 enum TopKey : std::size_t {
   kStrategy,
   kFallback,
@@ -33,7 +34,8 @@ enum TopKey : std::size_t {
   kStrategies,
   kLogging,
   kIsolation,
-  kLimits
+  kLimits,
+  kSimulation
 };
 
 const std::vector<std::string> kPluginKeys = {"paths", "allow_unsafe_permissions"};
@@ -68,6 +70,9 @@ enum AssignmentKey : std::size_t {
 
 const std::vector<std::string> kRackAwareKeys = {"strategy", "traffic_cost", "non_overlap_cost", "tags"};
 enum RackAwareKey : std::size_t { kRackStrategy, kTrafficCost, kNonOverlapCost, kRackTags };
+
+const std::vector<std::string> kSimulationKeys = {"restore_rate", "rebalance_ms"};
+enum SimulationKey : std::size_t { kRestoreRate, kRebalanceMs };
 
 const std::vector<std::string> kLoggingKeys = {"level"};
 enum LoggingKey : std::size_t { kLevel };
@@ -115,6 +120,7 @@ class ConfigParser {
       config_.isolation =
           static_cast<IsolationMode>(one_of(r_, top.value(kIsolation), "isolation", kIsolationModes));
     if (top.has(kLimits)) parse_limits(top.value(kLimits));
+    if (top.has(kSimulation)) parse_simulation(top.value(kSimulation));
     return std::move(config_);
   }
 
@@ -138,6 +144,15 @@ class ConfigParser {
     read(kMaxThreadsPerClient, 1, std::numeric_limits<std::uint32_t>::max(), in.max_threads_per_client);
     read(kMaxTotalThreads, 1, std::numeric_limits<std::int64_t>::max(), in.max_total_threads);
     read(kMaxIdLength, 1, std::uint64_t{1} << 30, in.max_id_length);
+  }
+
+  void parse_simulation(const Node& node) {
+    const Fields sim(r_, node, "simulation", kSimulationKeys);
+    auto place = [](std::size_t key) { return "simulation." + kSimulationKeys[key]; };
+    if (sim.has(kRestoreRate))
+      config_.simulation.restore_rate = r_.integer_in(sim.value(kRestoreRate), place(kRestoreRate), 1);
+    if (sim.has(kRebalanceMs))
+      config_.simulation.rebalance_ms = r_.integer_in(sim.value(kRebalanceMs), place(kRebalanceMs), 0, kMaxRebalanceMs);
   }
 
   void parse_plugins(const Node& node) {

@@ -190,6 +190,22 @@ std::string escape_xml(std::string_view text) {
   return out;
 }
 
+std::string format_duration_ms(std::int64_t ms) {
+  struct Unit {
+    double ms;
+    const char* name;
+  };
+  static constexpr Unit kUnits[] = {{86400e3, "days"}, {3600e3, "h"}, {60e3, "min"}, {1e3, "s"}};
+  const double value = static_cast<double>(ms);
+  for (const Unit& unit : kUnits) {
+    if (std::abs(value) < unit.ms) continue;
+    std::string s = fmt::format("{:.1f}", value / unit.ms);
+    if (s.size() > 2 && s.substr(s.size() - 2) == ".0") s.resize(s.size() - 2);
+    return s + " " + unit.name;
+  }
+  return fmt::format("{} ms", ms);
+}
+
 std::string format_number(double value, bool compact) {
   if (!std::isfinite(value)) return std::isnan(value) ? "n/a" : (value > 0 ? "inf" : "-inf");
   const double magnitude = std::abs(value);

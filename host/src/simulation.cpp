@@ -30,6 +30,18 @@ std::int64_t saturating_add(std::int64_t a, std::int64_t b) noexcept {
   return out;
 }
 
+std::int64_t saturating_mul(std::int64_t a, std::int64_t b) noexcept {  // a, b >= 0
+  std::int64_t out;
+  if (__builtin_mul_overflow(a, b, &out)) return kMaxOffset;
+  return out;
+}
+
+// Milliseconds one copy needs to restore `lag` offsets at `rate` offsets per second, rounded up.
+std::int64_t restore_ms(std::int64_t lag, std::int64_t rate) noexcept {
+  const std::int64_t whole = saturating_mul(lag / rate, 1000);
+  return saturating_add(whole, saturating_add(saturating_mul(lag % rate, 1000), rate - 1) / rate);
+}
+
 std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) noexcept {
   std::uint64_t out;
   if (__builtin_add_overflow(a, b, &out)) return std::numeric_limits<std::uint64_t>::max();
@@ -105,11 +117,21 @@ struct ByClient {
   }
 };
 
+// Task-milliseconds the stateful actives of one assignment spend restoring before they process.
+struct RestoringTime {
+  std::int64_t until_next = 0;  // up to the next rebalance
+  std::int64_t in_full = 0;     // until every one of them is restored
+};
+
 // What the group reports after a round: the assignment becomes the history, every task held
 // catches up, tasks no longer run are no longer "running". Linear in the assignment plus the
-// offset sums on record.
-void apply_assignment(Cluster& state, const Assignment& assignment, const std::optional<ThreadDistribution>& threads,
-                      const std::optional<std::int64_t>& catch_up) {
+// offset sums on record. With a restore rate, also the time actives spent restoring (`gap_ms`:
+// the time until the next rebalance).
+RestoringTime apply_assignment(Cluster& state, const Assignment& assignment,
+                               const std::optional<ThreadDistribution>& threads,
+                               const std::optional<std::int64_t>& catch_up,
+                               const std::optional<std::int64_t>& restore_rate, std::int64_t gap_ms) {
+  RestoringTime restoring;
   const ByClient actives(state.client_count(), {&assignment.actives});
   const ByClient copies(state.client_count(), {&assignment.standbys, &assignment.warmups});
   auto remaining = [&](std::int64_t lag) {
@@ -139,6 +161,11 @@ void apply_assignment(Cluster& state, const Assignment& assignment, const std::o
       if (next_active == t) {
         ++a;
         if (!task.stateful) continue;  // stateless tasks have nothing to report
+        if (restore_rate && lag > 0) {
+          const std::int64_t ms = restore_ms(lag, *restore_rate);
+          restoring.in_full = saturating_add(restoring.in_full, ms);
+          restoring.until_next = saturating_add(restoring.until_next, std::min(ms, gap_ms));
+        }
         const std::int64_t left = remaining(lag);
         sums.push_back({t, left == 0 ? kRunningOffsetSum : end - left});
       } else if (next_copy == t) {
@@ -165,6 +192,7 @@ void apply_assignment(Cluster& state, const Assignment& assignment, const std::o
       }
     }
   }
+  return restoring;
 }
 
 void add_new_data(Cluster& state, std::int64_t new_data) {
@@ -228,6 +256,12 @@ SimulationResult simulate(const PluginRegistry& registry, const Config& config, 
   if (options.catch_up && *options.catch_up < 0)
     throw InputError(fmt::format("--catch-up must be >= 0 offsets, got {}", *options.catch_up));
   if (options.new_data < 0) throw InputError(fmt::format("--new-data must be >= 0 offsets, got {}", options.new_data));
+  if (options.restore_rate && *options.restore_rate < 1)
+    throw InputError(fmt::format("--restore-rate must be >= 1 offset per second, got {}", *options.restore_rate));
+  if (options.restore_rate && options.catch_up)
+    throw InputError("--catch-up and --restore-rate are two models of catching up (per round, in time): give one");
+  if (options.rebalance_ms < 0 || options.rebalance_ms > kMaxRebalanceMs)
+    throw InputError(fmt::format("--rebalance-ms must be in [0, {}], got {}", kMaxRebalanceMs, options.rebalance_ms));
   const std::string strategy = options.strategy.empty() ? config.strategy : options.strategy;
   (void)registry.require(strategy);
 
@@ -246,6 +280,8 @@ SimulationResult simulate(const PluginRegistry& registry, const Config& config, 
   std::size_t next_event = 0;
   std::optional<Assignment> previous;  // the previous round's assignment, when the group did not change since
   std::vector<std::int64_t> end_before;
+  std::int64_t now_ms = 0;  // round 1's rebalance starts at 0
+  if (options.restore_rate) summary.restoring_task_ms = 0;
 
   for (std::uint32_t k = 1; k <= options.max_rounds; ++k) {
     RunOutcome outcome;
@@ -266,20 +302,33 @@ SimulationResult simulate(const PluginRegistry& registry, const Config& config, 
     round.probing_after_ms = report.probing_after_ms;
     round.balanced = is_balanced(report.metrics);
     round.assign_ms = report.assign_ms;
+    now_ms = saturating_add(now_ms, options.rebalance_ms);
+    round.at_ms = now_ms;
 
     summary.rounds = k;
     summary.active_moves = saturating_add(summary.active_moves, report.metrics.active_moves);
     summary.restore_offsets = saturating_add(summary.restore_offsets, report.metrics.restore_offsets);
     summary.warmups = saturating_add(summary.warmups, report.metrics.warmups);
     if (round.probing_rebalance) ++summary.probing_rounds;
-    if (round.balanced && !summary.first_balanced_round) summary.first_balanced_round = k;
+    if (round.balanced && !summary.first_balanced_round) {
+      summary.first_balanced_round = k;
+      summary.time_to_balanced_ms = round.at_ms;
+    }
 
     const bool unchanged = previous && *previous == report.assignment;
 
     // The group acts on the assignment, data arrives, then the events of this round.
     end_before.resize(state.task_count());
     for (TaskIndex t = 0; t < state.task_count(); ++t) end_before[t] = state.tasks[t].end_offset_sum;
-    apply_assignment(state, report.assignment, report.threads, options.catch_up);
+    // Until the next rebalance: none when this round's events trigger one, else a probing interval.
+    const bool events_now = next_event < events.size() && events[next_event].round == k;
+    const std::int64_t gap_ms = events_now                  ? 0
+                                : round.probing_rebalance ? round.probing_after_ms
+                                                          : config.settings.probing_rebalance_interval_ms;
+    std::optional<std::int64_t> catch_up = options.catch_up;
+    if (options.restore_rate) catch_up = saturating_mul(*options.restore_rate, gap_ms) / 1000;
+    const RestoringTime restoring =
+        apply_assignment(state, report.assignment, report.threads, catch_up, options.restore_rate, gap_ms);
     add_new_data(state, options.new_data);
     const std::size_t first_event = next_event;
     while (next_event < events.size() && events[next_event].round == k) {
@@ -289,29 +338,44 @@ SimulationResult simulate(const PluginRegistry& registry, const Config& config, 
     }
     const bool group_changed = next_event != first_event;
     // Balance before the group changed says nothing about the group after: count from the change.
-    if (group_changed) summary.first_balanced_round.reset();
+    if (group_changed) {
+      summary.first_balanced_round.reset();
+      summary.time_to_balanced_ms.reset();
+    }
     const bool more_events = next_event < events.size() && events[next_event].round <= options.max_rounds;
     state.end_offsets_known = true;  // the probing rebalance of round 1 finds them
     state.finalize();
     previous.reset();
     if (!group_changed) previous = std::move(report.assignment);
 
+    const bool settled = !round.probing_rebalance && !group_changed && !more_events;
+    summary.converged = settled && round.balanced;
+    summary.stalled = settled && !round.balanced && unchanged;
+    const bool last = summary.converged || summary.stalled || k == options.max_rounds;
+    if (summary.converged) summary.time_to_converged_ms = round.at_ms;
+    if (options.restore_rate) {
+      // The last assignment holds: its actives restore to the end.
+      round.restoring_task_ms = last ? restoring.in_full : restoring.until_next;
+      summary.restoring_task_ms = saturating_add(*summary.restoring_task_ms, *round.restoring_task_ms);
+    }
+    now_ms = saturating_add(now_ms, gap_ms);
+
     result.rounds.push_back(round);
     if (options.on_round) options.on_round(result.rounds.back());
-
-    if (round.probing_rebalance || group_changed || more_events) continue;
-    if (round.balanced) {
-      summary.converged = true;
-      break;
-    }
-    if (unchanged) {
-      summary.stalled = true;
-      break;
-    }
+    if (last) break;
   }
   result.final_state = std::move(state);
   return result;
 }
+
+namespace {
+
+template <typename T>
+nlohmann::ordered_json optional_json(const std::optional<T>& value) {
+  return value ? nlohmann::ordered_json(*value) : nlohmann::ordered_json(nullptr);
+}
+
+}  // namespace
 
 nlohmann::ordered_json round_to_json(const SimulationRound& round) {
   nlohmann::ordered_json out = nlohmann::ordered_json::object();
@@ -324,6 +388,8 @@ nlohmann::ordered_json round_to_json(const SimulationRound& round) {
   out["balanced"] = round.balanced;
   out["assign_ms"] = std::round(round.assign_ms * 1000) / 1000;
   out["events"] = round.events;
+  out["at_ms"] = round.at_ms;
+  out["restoring_task_ms"] = optional_json(round.restoring_task_ms);
   return out;
 }
 
@@ -334,11 +400,13 @@ nlohmann::ordered_json summary_to_json(const SimulationSummary& summary) {
   out["rounds"] = summary.rounds;
   out["active_moves"] = summary.active_moves;
   out["restore_offsets"] = summary.restore_offsets;
-  out["first_balanced_round"] =
-      summary.first_balanced_round ? nlohmann::ordered_json(*summary.first_balanced_round) : nlohmann::ordered_json(nullptr);
+  out["first_balanced_round"] = optional_json(summary.first_balanced_round);
   out["warmups"] = summary.warmups;
   out["probing_rounds"] = summary.probing_rounds;
   out["strategy"] = summary.strategy;
+  out["time_to_balanced_ms"] = optional_json(summary.time_to_balanced_ms);
+  out["time_to_converged_ms"] = optional_json(summary.time_to_converged_ms);
+  out["restoring_task_ms"] = optional_json(summary.restoring_task_ms);
   return out;
 }
 

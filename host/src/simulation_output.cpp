@@ -22,9 +22,12 @@ std::string summary_sentence(const SimulationSummary& s) {
     text = fmt::format("Not converged after {} round{} (the round limit)", s.rounds, s.rounds == 1 ? "" : "s");
   text += fmt::format(" with {}: {} active move{}, {} warmup{}, {} offsets restored; ", s.strategy, s.active_moves,
                       s.active_moves == 1 ? "" : "s", s.warmups, s.warmups == 1 ? "" : "s", s.restore_offsets);
-  text += s.first_balanced_round ? fmt::format("first balanced at round {}.", *s.first_balanced_round)
-                                 : std::string("never balanced.");
-  return text;
+  text += s.first_balanced_round ? fmt::format("first balanced at round {} ({})", *s.first_balanced_round,
+                                               format_duration_ms(*s.time_to_balanced_ms))
+                                 : std::string("never balanced");
+  if (s.restoring_task_ms)
+    text += fmt::format("; actives spent {} restoring in all", format_duration_ms(*s.restoring_task_ms));
+  return text + ".";
 }
 
 }  // namespace
@@ -74,21 +77,24 @@ std::string simulation_html(const SimulationResult& result, const std::vector<st
 
   HtmlTable table;
   table.caption = "Rounds";
-  table.header = {"round",   "strategy",          "clients",       "active_moves", "restoring_actives",
-                  "warmups", "standbys",          "active spread", "total spread", "thread spread",
-                  "probing", "balanced",          "restore_offsets", "assign_ms",  "events after the round"};
-  table.numeric = {true, false, true, true, true, true, true, true, true, true, false, false, true, true, false};
+  table.header = {"round",   "at",       "strategy",      "clients",       "active_moves",    "restoring_actives",
+                  "warmups", "standbys", "active spread", "total spread",  "thread spread",   "probing",
+                  "balanced", "restore_offsets", "restoring task-time", "assign_ms", "events after the round"};
+  table.numeric = {true, true, false, true, true, true, true, true, true, true, true, false, false, true, true, true, false};
   for (const auto& r : result.rounds) {
     std::string events;
     for (const auto& e : r.events) events += (events.empty() ? "" : "; ") + e;
-    table.rows.push_back({fmt::format("{}", r.round), r.strategy + (r.used_fallback ? " (fallback)" : ""),
+    table.rows.push_back({fmt::format("{}", r.round), format_duration_ms(r.at_ms),
+                          r.strategy + (r.used_fallback ? " (fallback)" : ""),
                           fmt::format("{}", r.clients), fmt::format("{}", r.metrics.active_moves),
                           fmt::format("{}", r.metrics.restoring_actives), fmt::format("{}", r.metrics.warmups),
                           fmt::format("{}", r.metrics.standbys), format_number(r.metrics.active_load_spread),
                           format_number(r.metrics.total_load_spread),
                           r.metrics.thread_load_spread ? fmt::format("{}", *r.metrics.thread_load_spread) : "n/a",
                           r.probing_rebalance ? "yes" : "no", r.balanced ? "yes" : "no",
-                          fmt::format("{}", r.metrics.restore_offsets), fmt::format("{:.3f}", r.assign_ms), events});
+                          fmt::format("{}", r.metrics.restore_offsets),
+                          r.restoring_task_ms ? format_duration_ms(*r.restoring_task_ms) : "n/a",
+                          fmt::format("{:.3f}", r.assign_ms), events});
     table.flagged.push_back(r.metrics.restoring_actives > 0);
   }
   page.sections.emplace_back(std::move(table));

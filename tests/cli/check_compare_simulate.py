@@ -118,6 +118,7 @@ def check_simulate(a, p):
         check(isinstance(r["probing_rebalance"]["needed"], bool), f"round {r['round']}: probing")
         if a.no_restoring:
             check(r["metrics"]["restoring_actives"] == 0, f"round {r['round']}: restoring actives")
+    check_time(a, rounds, summary)
     if a.converged_within is not None:
         check(summary["converged"], f"not converged: {summary}")
         check(summary["rounds"] <= a.converged_within, f"{summary['rounds']} rounds > {a.converged_within}")
@@ -130,6 +131,33 @@ def check_simulate(a, p):
             state = json.load(f)
         check(state.get("clients"), "final state without clients")
     print(json.dumps(summary))
+
+
+def check_time(a, rounds, summary):
+    """The time model (docs/compare-and-simulate.md), recomputed from the round lines: a rebalance
+    costs --rebalance-ms; the next follows at once after a round with events, after the probing
+    delay it asked for, else after the config's probing interval (--probing-ms)."""
+    expected = a.rebalance_ms
+    for r in rounds:
+        check(r["at_ms"] == expected, f"round {r['round']}: at_ms {r['at_ms']}, expected {expected}")
+        if r["events"]:
+            gap = 0
+        elif r["probing_rebalance"]["needed"]:
+            gap = r["probing_rebalance"]["after_ms"]
+        else:
+            gap = a.probing_ms
+        expected += gap + a.rebalance_ms
+    at = {r["round"]: r["at_ms"] for r in rounds}
+    balanced = summary["first_balanced_round"]
+    check(summary["time_to_balanced_ms"] == (at[balanced] if balanced else None),
+          f"time_to_balanced_ms {summary['time_to_balanced_ms']} for round {balanced}")
+    check(summary["time_to_converged_ms"] == (rounds[-1]["at_ms"] if summary["converged"] else None),
+          f"time_to_converged_ms {summary['time_to_converged_ms']}")
+    if a.timed:
+        check(all(isinstance(r["restoring_task_ms"], int) for r in rounds), "a round without restoring_task_ms")
+        check(summary["restoring_task_ms"] == sum(r["restoring_task_ms"] for r in rounds), "restoring_task_ms total")
+    else:
+        check(summary["restoring_task_ms"] is None, "restoring_task_ms without a restore rate")
 
 
 def check_html(a, p):
@@ -159,6 +187,9 @@ def main():
     ap.add_argument("--final-state")
     ap.add_argument("--file")
     ap.add_argument("--svgs", type=int)
+    ap.add_argument("--rebalance-ms", type=int, default=0)
+    ap.add_argument("--probing-ms", type=int, default=600000)
+    ap.add_argument("--timed", action="store_true", help="the run has a restore rate")
     argv = sys.argv[1:]
     if "--" not in argv:
         print("check_compare_simulate.py: no command after --", file=sys.stderr)

@@ -60,6 +60,20 @@ TEST_F(ConfigReaderTest, DefaultsAreKafkas) {
   EXPECT_FALSE(c.settings.rack_aware.traffic_cost.has_value());
   EXPECT_FALSE(c.settings.rack_aware.non_overlap_cost.has_value());
   EXPECT_TRUE(c.settings.rack_aware.tags.empty());
+  EXPECT_FALSE(c.simulation.restore_rate.has_value());  // simulate catches up per round
+  EXPECT_EQ(c.simulation.rebalance_ms, 0);
+}
+
+TEST_F(ConfigReaderTest, SimulationSection) {
+  const Config c = read("strategy: x\nsimulation: {restore_rate: 25000, rebalance_ms: 3000}\n");
+  EXPECT_EQ(c.simulation.restore_rate, 25000);
+  EXPECT_EQ(c.simulation.rebalance_ms, 3000);
+  EXPECT_THAT(error("strategy: x\nsimulation: {restore_rate: 0}\n"),
+              HasSubstr("config.yaml:2:28: simulation.restore_rate: must be >= 1, got 0"));
+  EXPECT_THAT(error("strategy: x\nsimulation: {rebalance_ms: -5}\n"),
+              HasSubstr("config.yaml:2:28: simulation.rebalance_ms: must be >= 0, got -5"));
+  EXPECT_THAT(error("strategy: x\nsimulation: {restore_rat: 5}\n"),
+              HasSubstr("simulation: unknown key 'restore_rat'; did you mean 'restore_rate'?"));
 }
 
 TEST_F(ConfigReaderTest, EveryKeySet) {

@@ -271,7 +271,86 @@ TEST_F(Simulation, AnUnbalancedAssignmentThatRepeatsWithoutProbingStalls) {
   EXPECT_FALSE(r.summary.first_balanced_round);
   EXPECT_EQ(summary_to_json(r.summary).dump(),
             R"({"converged":false,"stalled":true,"rounds":2,"active_moves":0,"restore_offsets":0,)"
-            R"("first_balanced_round":null,"warmups":0,"probing_rounds":0,"strategy":"test_trivial_valid"})");
+            R"("first_balanced_round":null,"warmups":0,"probing_rounds":0,"strategy":"test_trivial_valid",)"
+            R"("time_to_balanced_ms":null,"time_to_converged_ms":null,"restoring_task_ms":null})");
+}
+
+// The time model, computed by hand. test_trivial_valid puts every task on the first client ("a")
+// and never asks for probing. 0_0 (90,000 offsets) and 0_1 (30,000) have state nowhere; copies
+// restore 100 offsets/s, so a alone needs 900 s and 300 s; a rebalance costs 5 s; probing
+// interval 600 s.
+//   round 1 at   5 s: b joins right after: the next rebalance starts at once, nothing restores
+//   round 2 at  10 s: c joins right after: the same
+//   round 3 at  15 s: no event, no probing: the next round after one probing interval (600 s);
+//                     restoring 600 s of 0_0 (60,000 of its 90,000) + all 300 s of 0_1
+//   round 4 at 620 s: the same assignment, unbalanced: stalled, the last round; 0_0 restores
+//                     its last 30,000 offsets: 300 s
+// restoring task-time 0 + 0 + 900 s + 300 s = 1,200 s: exactly the 120,000 offsets at 100/s.
+TEST_F(Simulation, TimeModelByHand_EventsRebalanceAtOnceAndRestoringIsCountedUntilDone) {
+  const Cluster c = testing::ClusterBuilder().stateful("0_0", 90000).stateful("0_1", 30000).stateless("1_0")
+                        .client("a").build();
+  SimulationOptions options;
+  options.restore_rate = 100;
+  options.rebalance_ms = 5000;
+  options.events = {join(1, "b"), join(2, "c")};
+  Config cfg = config("test_trivial_valid");
+  cfg.settings.probing_rebalance_interval_ms = 600000;
+  const SimulationResult r = simulate(*registry_, cfg, c, options);
+  ASSERT_EQ(r.rounds.size(), 4u);
+  EXPECT_TRUE(r.summary.stalled);
+  std::vector<std::int64_t> at, restoring;
+  for (const auto& round : r.rounds) {
+    at.push_back(round.at_ms);
+    ASSERT_TRUE(round.restoring_task_ms);
+    restoring.push_back(*round.restoring_task_ms);
+  }
+  EXPECT_THAT(at, ElementsAre(5000, 10000, 15000, 620000));
+  EXPECT_THAT(restoring, ElementsAre(0, 0, 900000, 300000));
+  EXPECT_EQ(r.summary.restoring_task_ms, 1200000);
+  EXPECT_FALSE(r.summary.time_to_balanced_ms);
+  EXPECT_FALSE(r.summary.time_to_converged_ms);
+  EXPECT_EQ(reported(r.final_state, "a", "0_0"), kRunningOffsetSum);  // 600 s after round 4: done
+  const auto line = nlohmann::json::parse(round_to_json(r.rounds[2]).dump());
+  EXPECT_EQ(line["at_ms"], 15000);
+  EXPECT_EQ(line["restoring_task_ms"], 900000);
+}
+
+// Kafka's HA on a client running 0_0 and 0_1 (100,000 offsets each) and a new client b: one warmup
+// on b, probing; at 100 offsets/s a probing interval of 600 s restores 60,000 offsets, so b is
+// caught up after two intervals and takes its active in round 3 (balanced, no probing: converged).
+//   round 1 at 5 s, round 2 at 5 + 600 + 5 = 610 s, round 3 at 610 + 600 + 5 = 1,215 s.
+// No active ever restores: alpha runs its tasks, b takes one only once caught up.
+TEST_F(Simulation, TimeModelByHand_WarmupsRestoreOneProbingIntervalPerRound) {
+  const Cluster c = testing::ClusterBuilder().stateful("0_0", 100000).stateful("0_1", 100000)
+                        .client("alpha").previous_active({"0_0", "0_1"}).offsets({{"0_0", -2}, {"0_1", -2}})
+                        .client("beta").build();
+  SimulationOptions options;
+  options.restore_rate = 100;
+  options.rebalance_ms = 5000;
+  Config cfg = config("high_availability");
+  cfg.settings.probing_rebalance_interval_ms = 600000;
+  const SimulationResult r = simulate(*registry_, cfg, c, options);
+  ASSERT_EQ(r.rounds.size(), 3u);
+  EXPECT_TRUE(r.summary.converged);
+  EXPECT_EQ(r.rounds[0].metrics.warmups, 1u);
+  EXPECT_EQ(r.rounds[1].metrics.warmups, 1u);
+  EXPECT_EQ(r.rounds[2].metrics.active_moves, 1u);
+  std::vector<std::int64_t> at;
+  for (const auto& round : r.rounds) at.push_back(round.at_ms);
+  EXPECT_THAT(at, ElementsAre(5000, 610000, 1215000));
+  EXPECT_EQ(r.summary.time_to_balanced_ms, 1215000);
+  EXPECT_EQ(r.summary.time_to_converged_ms, 1215000);
+  EXPECT_EQ(r.summary.restoring_task_ms, 0);
+
+  // Per round instead (full catch-up): b is caught up after one round; no restore rate, no
+  // restoring time, but the rounds still happen one probing interval apart.
+  SimulationOptions per_round;
+  per_round.rebalance_ms = 5000;
+  const SimulationResult q = simulate(*registry_, cfg, c, per_round);
+  ASSERT_EQ(q.rounds.size(), 2u);
+  EXPECT_EQ(q.summary.time_to_converged_ms, 610000);
+  EXPECT_FALSE(q.summary.restoring_task_ms);
+  EXPECT_FALSE(q.rounds[0].restoring_task_ms);
 }
 
 TEST_F(Simulation, ProbingEveryRoundRunsToTheLimitAndPendingEventsKeepItGoing) {
@@ -331,6 +410,15 @@ TEST_F(Simulation, EventsThatCannotApplyAreErrorsBeforeRoundOne) {
   EXPECT_THROW(simulate(*registry_, config("sticky"), c, bad), InputError);
   bad.max_rounds = 1;
   bad.catch_up = -1;
+  EXPECT_THROW(simulate(*registry_, config("sticky"), c, bad), InputError);
+  bad.catch_up = 10;
+  bad.restore_rate = 100;  // two models of catching up at once
+  EXPECT_THROW(simulate(*registry_, config("sticky"), c, bad), InputError);
+  bad.catch_up.reset();
+  bad.restore_rate = 0;
+  EXPECT_THROW(simulate(*registry_, config("sticky"), c, bad), InputError);
+  bad.restore_rate.reset();
+  bad.rebalance_ms = -1;
   EXPECT_THROW(simulate(*registry_, config("sticky"), c, bad), InputError);
   EXPECT_THROW(simulate(*registry_, config("no_such_strategy"), c, {}), PluginError);
 }

@@ -2,6 +2,7 @@
 // out of range (e.g. max_warmup_replicas 0) are errors naming the key and the allowed range.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -13,6 +14,15 @@
 #include "assignor/settings.hpp"
 
 namespace assignor::host {
+
+// What `assignor simulate` assumes about time (section `simulation:`, docs/compare-and-simulate.md).
+struct SimulationSettings {
+  // Offsets per second that one copy of a task restores. Set: simulations run in time (catch-up
+  // between rebalances = rate x time); unset: a copy catches up fully between rounds.
+  std::optional<std::int64_t> restore_rate;
+  std::int64_t rebalance_ms = 0;  // what one rebalance costs, before its assignment takes effect
+};
+inline constexpr std::int64_t kMaxRebalanceMs = std::int64_t{1} << 40;  // ~35 years: keeps sums exact
 
 struct Config {
   std::filesystem::path source;                      // the config file ("" when parsed from text)
@@ -28,6 +38,7 @@ struct Config {
   StrategyLimits strategy_limits;                       // limits.time_ms, limits.memory_mb
   InputLimits input_limits;                             // limits.max_* (applied to the cluster file)
   bool allow_unsafe_plugin_permissions = false;         // plugins.allow_unsafe_permissions
+  SimulationSettings simulation;                        // simulation.restore_rate, simulation.rebalance_ms
 };
 
 Config read_config_file(const std::filesystem::path& path);

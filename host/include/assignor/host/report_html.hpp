@@ -12,6 +12,7 @@
 //   std::string html = render_html(page);
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -84,5 +85,9 @@ std::string escape_xml(std::string_view text);
 // A number for people: integers as integers, others with at most 3 decimals; with `compact`, large
 // values are shortened with k, M, G (1.5M).
 std::string format_number(double value, bool compact = false);
+
+// A duration for people, from milliseconds: "850 ms", "12.5 s", "40 min", "68.3 h", "4.2 days"
+// (at most one decimal; the unit is the largest that keeps the value >= 1).
+std::string format_duration_ms(std::int64_t ms);
 
 }  // namespace assignor::host

@@ -1,8 +1,9 @@
 // Rounds of rebalancing until the group converges (`assignor simulate`, DESIGN 4.6).
 //
 // Round k: run the strategy on the cluster state (run_assignment, with the config's fallback);
-// apply the assignment; every task a client holds catches up by `catch_up` offsets (default:
-// fully); `new_data` offsets arrive on every changelog; the events of round k apply. What the next
+// apply the assignment; every task a client holds catches up (by `catch_up` offsets per round,
+// fully by default, or in time: `restore_rate` offsets per second until the next rebalance);
+// `new_data` offsets arrive on every changelog; the events of round k apply. What the next
 // round sees, per client:
 //   previous_active / previous_standby  the assignment just made (warmups count as standbys), and
 //                                       its per-thread split as previous_by_thread;
@@ -12,6 +13,11 @@
 //                                       offsets it had (it falls behind as new data arrives).
 // Unknown end offsets (end_offsets_known: false) hold for round 1 only: the probing rebalance that
 // round asks for finds them.
+//
+// Time: round k's rebalance costs `rebalance_ms`, then its assignment holds until the next one:
+// at once when round k has events (a join or leave triggers a rebalance), after the probing
+// interval it asked for otherwise (a round that asked for none is followed after the config's
+// probing interval, the events file counting in rounds). Copies restore only between rebalances.
 //
 // The group converges when a round needs no probing rebalance, is balanced (is_balanced()) and no
 // event is still to come. A round that repeats the previous assignment, needs no probing and is not
@@ -80,12 +86,20 @@ struct SimulationRound {
   bool balanced = false;
   double assign_ms = 0;
   std::vector<std::string> events;  // described, applied at the end of this round
+  std::int64_t at_ms = 0;           // when this round's assignment takes effect (t = 0: round 1 starts)
+  // With a restore rate: the task-milliseconds stateful actives of this assignment spent restoring
+  // before they could process, up to the next rebalance (the last round: until restored).
+  std::optional<std::int64_t> restoring_task_ms;
 };
 
 struct SimulationOptions {
   std::string strategy;                 // empty: the config's strategy
   std::uint32_t max_rounds = 100;       // >= 1
   std::optional<std::int64_t> catch_up;  // offsets per round per task held; nullopt: fully
+  // Offsets per second each copy restores (>= 1): catch-up in time instead of per round. Exclusive
+  // with catch_up.
+  std::optional<std::int64_t> restore_rate;
+  std::int64_t rebalance_ms = 0;        // cost of one rebalance, >= 0
   std::int64_t new_data = 0;            // offsets per round on every changelog
   std::vector<SimulationEvent> events;
   std::function<void(const SimulationRound&)> on_round;  // after each round, for streaming
@@ -103,6 +117,9 @@ struct SimulationSummary {
   // The first round whose assignment is balanced, counted after the last event that changed the
   // group (a balance before a client joined says nothing about the group it joined).
   std::optional<std::uint32_t> first_balanced_round;
+  std::optional<std::int64_t> time_to_balanced_ms;   // at_ms of first_balanced_round
+  std::optional<std::int64_t> time_to_converged_ms;  // at_ms of the last round, when converged
+  std::optional<std::int64_t> restoring_task_ms;     // sum over the rounds, with a restore rate
 };
 
 struct SimulationResult {
