@@ -11,6 +11,7 @@
 #include "assignor/model.hpp"
 #include "assignor/plugin.hpp"
 #include "assignor/rack_aware.hpp"
+#include "assignor/refiner.hpp"
 #include "assignor/scenario.hpp"
 #include "assignor/settings.hpp"
 #include "assignor/sticky.hpp"
