@@ -50,7 +50,7 @@ std::optional<TaskIndex> Cluster::find_task(TaskId id) const noexcept {
   return static_cast<TaskIndex>(it - tasks.begin());
 }
 
-std::ranges::iota_view<TaskIndex, TaskIndex> Cluster::tasks_of_subtopology(std::int32_t subtopology) const {
+TaskRange Cluster::tasks_of_subtopology(std::int32_t subtopology) const {
   const auto first = std::lower_bound(tasks.begin(), tasks.end(), subtopology,
                                       [](const Task& t, std::int32_t s) { return t.id.subtopology < s; });
   const auto last = std::upper_bound(first, tasks.end(), subtopology,

@@ -5,11 +5,11 @@
 // asks for ("ties by client id", "in task order"). Per-task and per-client data are flat vectors.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <limits>
 #include <map>
 #include <optional>
-#include <ranges>
 #include <span>
 #include <string>
 #include <string_view>
@@ -28,6 +28,34 @@ inline constexpr RackIndex kNoRack = std::numeric_limits<RackIndex>::max();
 
 // Offset sum a client reports for a task it is running right now ("running, fully caught up").
 inline constexpr std::int64_t kRunningOffsetSum = -2;
+
+// A run of task indices [first, last), for range-for. (Not std::ranges::iota_view: clang 14 cannot
+// compile that one against GCC 12's library, and the fuzz build uses clang.)
+struct TaskRange {
+  class iterator {
+   public:
+    using value_type = TaskIndex;
+    using difference_type = std::ptrdiff_t;
+    iterator() = default;
+    explicit constexpr iterator(TaskIndex t) noexcept : t_(t) {}
+    constexpr TaskIndex operator*() const noexcept { return t_; }
+    constexpr iterator& operator++() noexcept {
+      ++t_;
+      return *this;
+    }
+    constexpr iterator operator++(int) noexcept { return iterator(t_++); }
+    friend constexpr bool operator==(iterator a, iterator b) noexcept { return a.t_ == b.t_; }
+
+   private:
+    TaskIndex t_ = 0;
+  };
+  TaskIndex first = 0;
+  TaskIndex last = 0;
+  constexpr iterator begin() const noexcept { return iterator(first); }
+  constexpr iterator end() const noexcept { return iterator(last); }
+  constexpr std::size_t size() const noexcept { return last - first; }
+  constexpr bool empty() const noexcept { return first == last; }
+};
 
 struct Store {
   std::string name;
@@ -95,7 +123,7 @@ struct Cluster {
   // partition), so they are one contiguous run of indices; empty when the sub-topology has none.
   // O(log tasks).
   //   for (TaskIndex t : cluster.tasks_of_subtopology(3)) ...
-  std::ranges::iota_view<TaskIndex, TaskIndex> tasks_of_subtopology(std::int32_t subtopology) const;
+  TaskRange tasks_of_subtopology(std::int32_t subtopology) const;
   // The distinct sub-topology ids, ascending. O(tasks).
   std::vector<std::int32_t> subtopologies() const;
 
