@@ -1,6 +1,7 @@
 // Strategy benchmarks: every plugin in the build's plugin directory (or --plugin-dir) on generated
 // scale-out clusters (10% new clients, 4 threads per client, half the tasks stateful, 1 standby) at
-// 1k x 10, 10k x 100, 10k x 1,000 and 100k x 1,000 tasks x clients.
+// 1k x 10, 10k x 100, 10k x 1,000 and 100k x 1,000 tasks x clients; and the KIP-1071 refiner alone
+// (refiner/<size>).
 //
 // The timed region is what a leader does per rebalance once the cluster state is in memory: lag
 // normalisation, the strategy call, and the SDK's per-thread distribution. Validation and metrics
@@ -19,6 +20,7 @@
 #include "assignor/lags.hpp"
 #include "assignor/log.hpp"
 #include "assignor/metrics.hpp"
+#include "assignor/refiner.hpp"
 #include "assignor/scenario.hpp"
 #include "assignor/threads.hpp"
 #include "assignor/validation.hpp"
@@ -85,6 +87,27 @@ void run_strategy(benchmark::State& state, const host::PluginRegistry* registry,
   state.counters["probing"] = last.probing_rebalance ? 1 : 0;
 }
 
+// The KIP-1071 refiner alone (refiner.hpp), on its hardest input: a target that deals every task
+// round-robin over the clients, so nearly every stateful active moves and must be granted, staged
+// or parked. Timed: copying the target draft and refining it (the lag model is built once).
+void run_refiner(benchmark::State& state, Size size) {
+  const Cluster& cluster = cluster_for(size);
+  const AssignmentSettings s = settings();
+  const LagModel lags(cluster, s);
+  AssignmentDraft target(cluster, s.num_standby_replicas);
+  for (TaskIndex t = 0; t < cluster.task_count(); ++t)
+    target.set_active(t, static_cast<ClientIndex>((t * 7919u) % cluster.client_count()));
+  RefinerResult last;
+  for (auto _ : state) {
+    AssignmentDraft draft = target;
+    last = refine_kip1071(cluster, s, lags, draft);
+    benchmark::DoNotOptimize(draft.warmup_total());
+  }
+  state.counters["granted"] = last.granted;
+  state.counters["staged"] = last.staged;
+  state.counters["warmups"] = last.warmups_placed;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -101,6 +124,12 @@ int main(int argc, char** argv) {
           ->Unit(benchmark::kMillisecond)
           ->MinTime(size.tasks >= 100'000 ? 2.0 : 0.5);
     }
+  }
+  for (Size size : kSizes) {
+    const std::string name = "refiner/" + std::to_string(size.tasks) + "x" + std::to_string(size.clients);
+    benchmark::RegisterBenchmark(name.c_str(), run_refiner, size)
+        ->Unit(benchmark::kMillisecond)
+        ->MinTime(size.tasks >= 100'000 ? 2.0 : 0.5);
   }
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
