@@ -4,12 +4,15 @@
 #include <unistd.h>
 
 #include <iostream>
+#include <limits>
+#include <optional>
 #include <memory>
 
 #include "assignor/errors.hpp"
 #include "assignor/host/assignment_io.hpp"
 #include "assignor/host/compare.hpp"
 #include "assignor/host/progress.hpp"
+#include "assignor/host/simulation.hpp"
 #include "commands.hpp"
 
 namespace assignor::cli {
@@ -26,6 +29,12 @@ Examples:
   assignor compare --config examples/config.yaml --cluster big.json --strategies high_availability,sticky --format csv
   assignor compare --config examples/config.yaml --scenarios examples/scenarios --report compare.html
   assignor compare --config examples/config.yaml --scenarios examples/scenarios --report compare.html --chart max_subtopology_skew
+  assignor compare --config examples/config.yaml --cluster examples/scenarios/steady.json \
+      --simulate examples/events/add-node.yaml --restore-rate 1000 --strategies high_availability,streams_sticky
+
+--simulate [EVENTS] also plays each strategy's rebalances from each scenario, as `assignor simulate`
+does (the events apply to every scenario; without a file, none), and tables rounds, time to
+balanced and to converged, moves, warmups and restoring task-time per strategy.
 
 Columns and formats: docs/compare-and-simulate.md
 )";
@@ -37,6 +46,9 @@ Command add_compare(CLI::App& parent, const Globals& globals) {
     std::string config, cluster, scenarios, format = "table", report, output;
     std::vector<std::string> strategies, charts, plugin_paths;
     std::uint32_t runs = 5;
+    std::optional<std::string> simulate;
+    std::optional<std::int64_t> restore_rate, rebalance_ms;
+    std::uint32_t max_rounds = 1000;
   };
   auto o = std::make_shared<Options>();
   auto* app = parent.add_subcommand("compare", "Run several strategies on the same clusters and compare quality and speed");
@@ -57,6 +69,26 @@ Command add_compare(CLI::App& parent, const Globals& globals) {
                   "More metrics to chart in the --report, comma-separated, or all (any column of the table)")
       ->delimiter(',');
   app->add_option("--output", o->output, "Write the result here instead of stdout");
+  auto* simulate = app->add_option("--simulate", o->simulate,
+                                   "Also simulate each strategy to convergence, with this events file (optional)")
+                       ->expected(0, 1)
+                       ->check(CLI::Validator(
+                           [](const std::string& path) -> std::string {
+                             return path.empty() ? "" : CLI::ExistingFile(path);
+                           },
+                           "[EVENTS]"));
+  app->add_option("--restore-rate", o->restore_rate,
+                  "With --simulate: offsets per second each copy restores (default: the config's simulation.restore_rate; "
+                  "none: full catch-up per round)")
+      ->check(CLI::Range(std::int64_t{1}, std::numeric_limits<std::int64_t>::max()))
+      ->needs(simulate);
+  app->add_option("--rebalance-ms", o->rebalance_ms,
+                  "With --simulate: what one rebalance costs (default: the config's simulation.rebalance_ms, else 0)")
+      ->check(CLI::Range(std::int64_t{0}, host::kMaxRebalanceMs))
+      ->needs(simulate);
+  app->add_option("--max-rounds", o->max_rounds, "With --simulate: stop each simulation after this many rounds (default 1000)")
+      ->check(CLI::Range(std::uint32_t{1}, std::uint32_t{1000000}))
+      ->needs(simulate);
   return {app, [o, &globals] {
             if (o->cluster.empty() && o->scenarios.empty())
               throw InputError("compare: give the clusters to compare with --cluster FILE or --scenarios DIR");
@@ -72,12 +104,21 @@ Command add_compare(CLI::App& parent, const Globals& globals) {
                                    : std::vector<host::CompareScenario>{host::scenario_from_file(o->cluster)};
             NamedPaths inputs{{"--config", o->config}};
             for (const auto& s : scenarios) inputs.push_back({o->cluster.empty() ? "--scenarios" : "--cluster", s.source});
+            if (o->simulate && !o->simulate->empty()) inputs.push_back({"--simulate", *o->simulate});
             refuse_overwriting_inputs({{"--output", o->output}, {"--report", o->report}}, inputs);
 
             host::ProgressLine progress(std::cerr, isatty(STDERR_FILENO) != 0);
             host::CompareOptions options;
             options.strategies = o->strategies;
             options.runs = o->runs;
+            if (o->simulate) {
+              host::SimulationOptions simulation;
+              if (!o->simulate->empty()) simulation.events = host::read_events_file(*o->simulate);
+              simulation.restore_rate = o->restore_rate ? o->restore_rate : config.simulation.restore_rate;
+              simulation.rebalance_ms = o->rebalance_ms.value_or(config.simulation.rebalance_ms);
+              simulation.max_rounds = o->max_rounds;
+              options.simulation = std::move(simulation);
+            }
             options.on_progress = [&progress](const std::string& scenario, const std::string& strategy,
                                               std::size_t index, std::size_t total) {
               progress.update(fmt::format("compare: {} on {} ({}/{})", strategy, scenario, index + 1, total));
@@ -95,7 +136,7 @@ Command add_compare(CLI::App& parent, const Globals& globals) {
             for (const auto& s : result.scenarios)
               for (const auto& r : s.rows) {
                 ++total;
-                failed += r.status == host::CompareStatus::ok ? 0 : 1;
+                failed += r.status == host::CompareStatus::ok && r.simulation_error.empty() ? 0 : 1;
               }
             std::cerr << fmt::format("assignor: error: {} of {} strategy runs failed or returned an invalid "
                                      "assignment (see the output)\n",

@@ -95,7 +95,7 @@ const char* to_string(CompareStatus status) noexcept {
 bool Comparison::all_ok() const noexcept {
   for (const auto& s : scenarios)
     for (const auto& r : s.rows)
-      if (r.status != CompareStatus::ok) return false;
+      if (r.status != CompareStatus::ok || !r.simulation_error.empty()) return false;
   return true;
 }
 
@@ -139,6 +139,7 @@ Comparison compare_strategies(const PluginRegistry& registry, const Config& conf
   if (options.runs == 0) throw InputError("the number of timed runs must be at least 1");
   Comparison out;
   out.runs = options.runs;
+  out.simulated = options.simulation.has_value();
   if (options.strategies.empty()) {
     for (const auto& p : registry.plugins()) out.strategies.push_back(p.name);
     std::sort(out.strategies.begin(), out.strategies.end());
@@ -167,7 +168,21 @@ Comparison compare_strategies(const PluginRegistry& registry, const Config& conf
     for (const auto& strategy : out.strategies) {
       if (options.on_progress) options.on_progress(scenario.name, strategy, index, total);
       ++index;
-      sc.rows.push_back(run_one(registry, plain, cluster, strategy, options.runs));
+      CompareRow row = run_one(registry, plain, cluster, strategy, options.runs);
+      if (options.simulation && row.status == CompareStatus::ok) {
+        SimulationOptions simulation = *options.simulation;
+        simulation.strategy = strategy;
+        simulation.on_round = nullptr;
+        try {
+          QuietLog quiet;
+          row.simulation = simulate(registry, plain, cluster, simulation).summary;
+        } catch (const AssignmentFailed& e) {
+          row.simulation_error = e.what();
+        } catch (const PluginError& e) {
+          row.simulation_error = e.what();
+        }
+      }
+      sc.rows.push_back(std::move(row));
     }
     out.scenarios.push_back(std::move(sc));
   }

@@ -155,7 +155,83 @@ const std::vector<ChartSpec> kCharts = {
      [](const CompareRow& r) { return static_cast<double>(r.metrics.restore_offsets); }},
 };
 
+// ---- simulations (compare --simulate) ---------------------------------------------------------
+
+std::string simulation_outcome(const SimulationSummary& s) {
+  return s.converged ? "converged" : s.stalled ? "stalled" : "round limit";
+}
+
+std::string optional_duration(const std::optional<std::int64_t>& ms, const char* none) {
+  return ms ? format_duration_ms(*ms) : none;
+}
+
+// The second block of a scenario in the table: one line per strategy simulated.
+std::string simulation_block(const ScenarioComparison& scenario) {
+  const std::vector<std::string> header{"strategy", "outcome", "rounds", "balanced after", "converged after",
+                                        "active moves", "warmups", "restoring task-time"};
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& row : scenario.rows) {
+    if (row.simulation) {
+      const SimulationSummary& s = *row.simulation;
+      rows.push_back({row.strategy, simulation_outcome(s), fmt::format("{}", s.rounds),
+                      optional_duration(s.time_to_balanced_ms, "never"), optional_duration(s.time_to_converged_ms, "-"),
+                      fmt::format("{}", s.active_moves), fmt::format("{}", s.warmups),
+                      optional_duration(s.restoring_task_ms, "n/a")});
+    } else {
+      rows.push_back({row.strategy, row.simulation_error.empty() ? "not run" : "FAILED", "-", "-", "-", "-", "-", "-"});
+    }
+  }
+  std::vector<std::size_t> width(header.size());
+  for (std::size_t c = 0; c < header.size(); ++c) {
+    width[c] = header[c].size();
+    for (const auto& r : rows) width[c] = std::max(width[c], r[c].size());
+  }
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string text = "  ";
+    for (std::size_t c = 0; c < cells.size(); ++c) {
+      if (c) text += "  ";
+      text += c < 2 ? fmt::format("{:<{}}", cells[c], width[c]) : fmt::format("{:>{}}", cells[c], width[c]);
+    }
+    rstrip_line(text);
+    return text;
+  };
+  std::string out = "simulated:\n" + line(header);
+  for (const auto& r : rows) out += line(r);
+  for (const auto& row : scenario.rows)
+    if (!row.simulation_error.empty()) out += fmt::format("  {}: simulation failed: {}\n", row.strategy, row.simulation_error);
+  return out;
+}
+
+const std::vector<ChartSpec> kSimulationCharts = {
+    {"simulated_rounds", "Rebalances until the simulated group converged (or the run ended).", "rounds",
+     [](const CompareRow& r) { return static_cast<double>(r.simulation->rounds); }},
+    {"simulated_hours_to_converged",
+     "Hours from the first rebalance until the group converged: probing intervals and rebalance costs (lower is "
+     "better; a \u00d7 where it did not converge).",
+     "hours", [](const CompareRow& r) { return static_cast<double>(*r.simulation->time_to_converged_ms) / 3.6e6; }},
+    {"simulated_restoring_task_seconds",
+     "Task-seconds stateful actives spent restoring before they could process, over the whole run (needs a restore "
+     "rate).",
+     "task-seconds", [](const CompareRow& r) { return static_cast<double>(*r.simulation->restoring_task_ms) / 1e3; }},
+};
+
+// Why a simulation chart has no bar for this row, or "" when it has one.
+std::string simulation_missing(const CompareRow& row, const ChartSpec& spec) {
+  if (row.status != CompareStatus::ok) return to_string(row.status);
+  if (!row.simulation) return row.simulation_error.empty() ? "not simulated" : "failed";
+  const std::string name = spec.name;
+  if (name == "simulated_hours_to_converged" && !row.simulation->time_to_converged_ms) return "not converged";
+  if (name == "simulated_restoring_task_seconds" && !row.simulation->restoring_task_ms) return "no restore rate";
+  return "";
+}
+
 }  // namespace
+
+std::vector<std::string> compare_simulation_chart_names() {
+  std::vector<std::string> names;
+  for (const auto& c : kSimulationCharts) names.emplace_back(c.name);
+  return names;
+}
 
 std::vector<std::string> compare_chart_names() {
   std::vector<std::string> names;
@@ -193,6 +269,7 @@ std::string compare_table(const Comparison& comparison) {
     out += line([&](std::size_t c) { return columns[c].bottom; });
     for (const auto& r : rows) out += line([&](std::size_t c) { return r[c]; });
 
+    if (comparison.simulated) out += simulation_block(scenario);
     for (const auto& row : scenario.rows) {
       for (const auto& note : row.notes) out += fmt::format("  {}: {}\n", row.strategy, note);
       if (row.status == CompareStatus::ok) continue;
@@ -241,6 +318,10 @@ ordered_json compare_json(const Comparison& comparison) {
         r["metrics"] = nullptr;
         r["assign_ms"] = nullptr;
       }
+      if (comparison.simulated) {
+        r["simulation"] = row.simulation ? summary_to_json(*row.simulation) : ordered_json(nullptr);
+        r["simulation_error"] = row.simulation_error.empty() ? ordered_json(nullptr) : ordered_json(row.simulation_error);
+      }
       results.push_back(std::move(r));
     }
     js["results"] = std::move(results);
@@ -255,8 +336,28 @@ std::string compare_csv(const Comparison& comparison) {
   std::vector<std::string> header{"scenario", "strategy", "status", "ran"};
   header.insert(header.end(), metrics.begin(), metrics.end());
   for (const char* h : {"probing_rebalance", "probing_after_ms", "assign_ms_median", "assign_ms_min", "assign_ms_max",
-                        "runs", "error"})
+                        "runs"})
     header.emplace_back(h);
+  static const std::vector<std::string> kSimulationColumns = {
+      "sim_converged", "sim_stalled", "sim_rounds", "sim_active_moves", "sim_warmups", "sim_time_to_balanced_ms",
+      "sim_time_to_converged_ms", "sim_restoring_task_ms", "sim_error"};
+  if (comparison.simulated) header.insert(header.end(), kSimulationColumns.begin(), kSimulationColumns.end());
+  header.emplace_back("error");
+  auto simulation_fields = [&](const CompareRow& row, std::vector<std::string>& f) {
+    if (!comparison.simulated) return;
+    auto opt = [](const auto& v) { return v ? fmt::format("{}", *v) : std::string(); };
+    if (row.simulation) {
+      const SimulationSummary& s = *row.simulation;
+      for (const std::string& v :
+           {std::string(s.converged ? "true" : "false"), std::string(s.stalled ? "true" : "false"),
+            fmt::format("{}", s.rounds), fmt::format("{}", s.active_moves), fmt::format("{}", s.warmups),
+            opt(s.time_to_balanced_ms), opt(s.time_to_converged_ms), opt(s.restoring_task_ms)})
+        f.push_back(v);
+    } else {
+      for (std::size_t i = 0; i + 1 < kSimulationColumns.size(); ++i) f.emplace_back("");
+    }
+    f.push_back(row.simulation_error);
+  };
   auto write_row = [](std::string& out, const std::vector<std::string>& fields) {
     for (std::size_t i = 0; i < fields.size(); ++i) {
       if (i) out += ',';
@@ -279,6 +380,7 @@ std::string compare_csv(const Comparison& comparison) {
         f.push_back(fmt::format("{}", nanosecond_ms(row.assign_ms.min)));
         f.push_back(fmt::format("{}", nanosecond_ms(row.assign_ms.max)));
         f.push_back(fmt::format("{}", row.assign_ms.runs));
+        simulation_fields(row, f);
         f.emplace_back("");
       } else {
         while (f.size() + 1 < header.size()) f.emplace_back("");
@@ -364,6 +466,21 @@ std::string compare_html(const Comparison& comparison, const std::vector<std::st
         else bar.value.reset(), bar.missing = "not measured";
       }
     page.sections.emplace_back(std::move(chart));
+  }
+  if (comparison.simulated) {
+    for (const auto& spec : kSimulationCharts) {
+      BarChart chart{spec.name, spec.description, spec.unit, groups, comparison.strategies,
+                     bars_of([](const CompareRow&) { return 0.0; }, false)};
+      for (std::size_t g = 0; g < comparison.scenarios.size(); ++g)
+        for (std::size_t r = 0; r < comparison.scenarios[g].rows.size(); ++r) {
+          const CompareRow& row = comparison.scenarios[g].rows[r];
+          Bar& bar = chart.bars[g][r];
+          bar.missing = simulation_missing(row, spec);
+          if (bar.missing.empty()) bar.value = spec.value(row);
+          else bar.value.reset();
+        }
+      page.sections.emplace_back(std::move(chart));
+    }
   }
   page.sections.emplace_back(BarChart{
       "assign_ms",

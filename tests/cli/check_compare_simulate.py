@@ -68,6 +68,14 @@ def check_compare(a, p):
                     t = r["assign_ms"]
                     check(t["min"] <= t["median"] <= t["max"], f"{where}: timing {t}")
                     check(isinstance(r["probing_rebalance"]["needed"], bool), f"{where}: probing")
+                    if a.simulated:
+                        sim = r.get("simulation")
+                        check(isinstance(sim, dict), f"{where}: no simulation")
+                        check(sim["rounds"] >= 1 and sim["strategy"] == r["strategy"], f"{where}: simulation {sim}")
+                        check((sim["time_to_converged_ms"] is None) == (not sim["converged"]),
+                              f"{where}: time_to_converged_ms vs converged: {sim}")
+                        if a.timed:
+                            check(isinstance(sim["restoring_task_ms"], int), f"{where}: restoring_task_ms {sim}")
     elif a.format == "csv":
         rows = list(csv.DictReader(io.StringIO(p.stdout)))
         check(rows, "no CSV rows")
@@ -190,6 +198,7 @@ def main():
     ap.add_argument("--rebalance-ms", type=int, default=0)
     ap.add_argument("--probing-ms", type=int, default=600000)
     ap.add_argument("--timed", action="store_true", help="the run has a restore rate")
+    ap.add_argument("--simulated", action="store_true", help="compare --simulate: rows carry simulations")
     argv = sys.argv[1:]
     if "--" not in argv:
         print("check_compare_simulate.py: no command after --", file=sys.stderr)

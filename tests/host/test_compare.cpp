@@ -247,6 +247,63 @@ TEST_F(Compare, HtmlReportIsWellFormedWithOneSvgPerChart) {
   EXPECT_THAT(html, HasSubstr("test_strategy_invalid / scale-out: invalid"));
 }
 
+// compare --simulate: each ok row carries the simulation `assignor simulate` would give for that
+// strategy from that scenario (without the config's fallback); failing strategies are not
+// simulated; every output carries the figures and the report draws three more charts.
+TEST_F(Compare, SimulationsPerStrategyMatchSimulateAndReachEveryOutput) {
+  CompareOptions options;
+  options.strategies = {"high_availability", "streams_sticky", "test_strategy_throws"};
+  options.runs = 1;
+  SimulationOptions simulation;
+  simulation.restore_rate = 5000;
+  simulation.rebalance_ms = 2000;
+  simulation.max_rounds = 200;
+  options.simulation = simulation;
+  Config with_fallback = config();
+  with_fallback.fallback = "fallback_prior";
+  const auto scenarios = two_scenarios();
+  const Comparison result = compare_strategies(*registry_, with_fallback, scenarios, options);
+  ASSERT_TRUE(result.simulated);
+  EXPECT_FALSE(result.all_ok());  // test_strategy_throws
+  for (std::size_t i = 0; i < scenarios.size(); ++i) {
+    const ScenarioComparison& sc = result.scenarios[i];
+    for (const char* strategy : {"high_availability", "streams_sticky"}) {
+      const CompareRow& row = row_of(sc, strategy);
+      ASSERT_TRUE(row.simulation) << strategy << " " << row.simulation_error;
+      SimulationOptions direct = simulation;
+      direct.strategy = strategy;
+      Config plain = config();  // what simulate gives without a fallback
+      const SimulationSummary expected = simulate(*registry_, plain, scenarios[i].load(), direct).summary;
+      EXPECT_EQ(summary_to_json(*row.simulation).dump(), summary_to_json(expected).dump()) << strategy;
+      EXPECT_TRUE(row.simulation->restoring_task_ms.has_value());
+    }
+    EXPECT_FALSE(row_of(sc, "test_strategy_throws").simulation);
+  }
+
+  const std::string table = compare_table(result);
+  EXPECT_THAT(table, HasSubstr("simulated:"));
+  EXPECT_THAT(table, HasSubstr("restoring task-time"));
+  const auto json = nlohmann::json::parse(compare_json(result).dump());
+  const auto& ha = json["scenarios"][0]["results"][0];
+  EXPECT_EQ(ha["strategy"], "high_availability");
+  EXPECT_EQ(ha["simulation"]["rounds"], row_of(result.scenarios[0], "high_availability").simulation->rounds);
+  EXPECT_TRUE(json["scenarios"][0]["results"][2]["simulation"].is_null());
+  const std::string csv = compare_csv(result);
+  EXPECT_THAT(csv, HasSubstr(",sim_converged,sim_stalled,sim_rounds,"));
+  const std::string html = compare_html(result);
+  const auto check = test::check_xml(html);
+  ASSERT_EQ(check.problem, "");
+  EXPECT_EQ(check.elements.at("svg"),
+            static_cast<int>(compare_chart_names().size() + compare_simulation_chart_names().size()));
+  EXPECT_THAT(html, HasSubstr("test_strategy_throws / scale-out: failed"));
+
+  // Without --simulate nothing changes: no column, no block.
+  options.simulation.reset();
+  const Comparison plain_result = compare_strategies(*registry_, config(), scenarios, options);
+  EXPECT_THAT(compare_csv(plain_result), Not(HasSubstr("sim_")));
+  EXPECT_THAT(compare_table(plain_result), Not(HasSubstr("simulated:")));
+}
+
 TEST_F(Compare, AnyMetricCanBeChartedOnce) {
   CompareOptions options;
   options.strategies = {"high_availability", "sticky"};

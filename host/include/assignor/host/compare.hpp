@@ -21,6 +21,7 @@
 
 #include "assignor/host/config_reader.hpp"
 #include "assignor/host/plugin_registry.hpp"
+#include "assignor/host/simulation.hpp"
 #include "assignor/metrics.hpp"
 #include "assignor/model.hpp"
 
@@ -62,6 +63,10 @@ struct CompareRow {
   bool probing_rebalance = false;
   std::int64_t probing_after_ms = 0;
   Timing assign_ms;
+  // With CompareOptions::simulation: the simulation of this strategy from this scenario (when the
+  // first assignment was ok), or why it failed (a strategy failing in a later round).
+  std::optional<SimulationSummary> simulation;
+  std::string simulation_error;
 };
 
 struct ScenarioComparison {
@@ -76,6 +81,7 @@ struct ScenarioComparison {
 
 struct Comparison {
   std::uint32_t runs = 0;
+  bool simulated = false;  // rows carry simulations (CompareOptions::simulation)
   std::vector<std::string> strategies;
   std::vector<ScenarioComparison> scenarios;
   bool all_ok() const noexcept;
@@ -84,6 +90,9 @@ struct Comparison {
 struct CompareOptions {
   std::vector<std::string> strategies;  // empty: every loaded plugin, by name
   std::uint32_t runs = 5;               // timed runs per strategy and scenario (>= 1)
+  // Also simulate every strategy from every scenario (`compare --simulate`): these options, the
+  // strategy set per row (its `strategy` and `on_round` are ignored), no fallback.
+  std::optional<SimulationOptions> simulation;
   // Called before each (scenario, strategy) pair; index counts pairs from 0 up to total.
   std::function<void(const std::string& scenario, const std::string& strategy, std::size_t index,
                      std::size_t total)>
@@ -91,8 +100,9 @@ struct CompareOptions {
 };
 
 // Throws PluginError naming the nearest plugin when a strategy is not loaded (before running
-// anything), InputError for an unreadable scenario or runs == 0, and ConfigError when a strategy
-// rejects its parameters. Strategy failures are rows, not exceptions.
+// anything), InputError for an unreadable scenario, runs == 0 or simulation events that do not fit
+// a scenario, and ConfigError when a strategy rejects its parameters. Strategy failures are rows,
+// not exceptions.
 Comparison compare_strategies(const PluginRegistry& registry, const Config& config,
                               const std::vector<CompareScenario>& scenarios, const CompareOptions& options);
 
@@ -106,8 +116,10 @@ nlohmann::ordered_json compare_json(const Comparison& comparison);
 std::string compare_csv(const Comparison& comparison);
 std::string compare_html(const Comparison& comparison, const std::vector<std::string>& extra_charts = {});
 
-// The charts compare_html() always draws, in order (tests count them).
+// The charts compare_html() always draws, in order (tests count them); with simulations also
+// compare_simulation_chart_names().
 std::vector<std::string> compare_chart_names();
+std::vector<std::string> compare_simulation_chart_names();
 // Every metric a row carries (the table's metric columns), in order.
 std::vector<std::string> compare_metric_names();
 // Expands "all" to compare_metric_names(); throws InputError naming an unknown metric and the
