@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "assignor/host/cluster_writer.hpp"
 #include "assignor/scenario.hpp"
 #include "commands.hpp"
 
@@ -106,7 +107,7 @@ Command add_generate(CLI::App& parent, const Globals& globals) {
             spec.weights = *parse_weight_distribution(o->weights);  // likewise
             spec.end_offsets_known = !o->end_offsets_unknown;
             spec.seed = *parse_seed(o->seed);  // checked by the validator above
-            write_output(to_json(generate_cluster(spec)), o->output);
+            write_output(host::cluster_to_json(generate_cluster(spec)), o->output);
             return static_cast<int>(kOk);
           }};
 }

@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 
+#include "assignor/host/cluster_writer.hpp"
 #include "assignor/errors.hpp"
 #include "assignor/host/cluster_reader.hpp"
 #include "assignor/host/progress.hpp"
@@ -141,7 +142,7 @@ Command add_simulate(CLI::App& parent, const Globals& globals) {
                               options.rebalance_ms, options.new_data, o->events.empty() ? "none" : o->events)};
               write_output(host::simulation_html(result, context), o->report);
             }
-            if (!o->final_state.empty()) write_output(to_json(result.final_state), o->final_state);
+            if (!o->final_state.empty()) write_output(host::cluster_to_json(result.final_state), o->final_state);
             return static_cast<int>(kOk);
           }};
 }

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "assignor/host/cluster_writer.hpp"
 #include "assignor/errors.hpp"
 #include "assignor/host/cluster_reader.hpp"
 #include "assignor/scenario.hpp"
@@ -22,14 +23,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } catch (const assignor::InputError&) {
     return 0;  // the expected answer to bad input
   }
-  const std::string once = assignor::to_json(cluster);
+  const std::string once = assignor::host::cluster_to_json(cluster);
   assignor::Cluster again;
   try {
     again = assignor::host::parse_cluster(once, "rewritten.json", assignor::fuzz::limits());
   } catch (const assignor::InputError& e) {
     assignor::fuzz::fail("an accepted cluster, written as JSON, does not read back", e.what(), once);
   }
-  const std::string twice = assignor::to_json(again);
+  const std::string twice = assignor::host::cluster_to_json(again);
   if (twice != once) assignor::fuzz::fail("writing the cluster read back gives different bytes", once, twice);
   return 0;
 }

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "assignor/host/cluster_writer.hpp"
 #include "assignor/errors.hpp"
 #include "assignor/host/compare.hpp"
 #include "assignor/host/config_reader.hpp"
@@ -341,7 +342,7 @@ TEST_F(Compare, ScenariosInADirectoryAreReadInNameOrderWhenTheirTurnComes) {
   spec.threads = 1;
   spec.subtopologies = 2;
   spec.partitions = 3;
-  test::write_file(dir / "b.json", to_json(generate_cluster(spec)));
+  test::write_file(dir / "b.json", cluster_to_json(generate_cluster(spec)));
   test::write_file(dir / "a.yaml", "tasks: [{id: '0_0'}]\nclients: [{id: c1, threads: 1}]\n");
   test::write_file(dir / "notes.txt", "not a cluster");
   test::write_file(dir / "c.yml", "tasks: [{id: '0_0'}]\nclients: [{id: c1, threads: 0}]\n");

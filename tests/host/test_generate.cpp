@@ -1,5 +1,5 @@
 // The scenario generator (assignor/scenario.hpp): determinism, the shape of each scenario, the
-// topology options, and to_json() files that the host's cluster reader reads back into the same
+// topology options, and cluster_to_json() files that the host's cluster reader reads back into the same
 // cluster. The byte-level specification (docs/generation.md) is checked by the command-line tests
 // against an independent implementation (tests/cli/generate_reference.py).
 #include <gmock/gmock.h>
@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "assignor/host/cluster_writer.hpp"
 #include "assignor/errors.hpp"
 #include "assignor/host/cluster_reader.hpp"
 #include "assignor/scenario.hpp"
@@ -22,6 +23,7 @@
 namespace assignor {
 namespace {
 
+using host::cluster_to_json;
 using ::testing::HasSubstr;
 
 ScenarioSpec spec_of(ScenarioKind kind, std::uint32_t clients = 20, std::uint64_t seed = 1) {
@@ -137,10 +139,10 @@ TEST(GenerateCluster, SameSpecSameBytesOtherSeedOtherBytes) {
                     ScenarioKind::rolling_restart}) {
     auto spec = spec_of(kind);
     spec.racks = 3;
-    const std::string first = to_json(generate_cluster(spec));
-    EXPECT_EQ(first, to_json(generate_cluster(spec))) << to_string(kind);
+    const std::string first = cluster_to_json(generate_cluster(spec));
+    EXPECT_EQ(first, cluster_to_json(generate_cluster(spec))) << to_string(kind);
     spec.seed = 2;
-    EXPECT_NE(first, to_json(generate_cluster(spec))) << to_string(kind);
+    EXPECT_NE(first, cluster_to_json(generate_cluster(spec))) << to_string(kind);
   }
 }
 
@@ -348,7 +350,7 @@ TEST(GenerateCluster, SingleClientRollingRestartAndEndOffsetsUnknown) {
   ASSERT_EQ(c.clients.size(), 1u);
   EXPECT_TRUE(c.clients[0].previous_active.empty());
   EXPECT_FALSE(c.clients[0].offset_sums.empty());
-  EXPECT_THAT(to_json(c), HasSubstr("\"end_offsets_known\": false"));
+  EXPECT_THAT(cluster_to_json(c), HasSubstr("\"end_offsets_known\": false"));
 }
 
 TEST(GenerateCluster, ClientNamesWidenPastTenThousand) {
@@ -378,7 +380,7 @@ TEST(GenerateWeights, UniformIsTheDefaultAndWritesNoWeight) {
   EXPECT_EQ(spec.weights, WeightDistribution::uniform);
   const Cluster c = generate_cluster(spec);
   for (const auto& t : c.tasks) EXPECT_EQ(t.weight, 1.0);
-  EXPECT_THAT(to_json(c), ::testing::Not(HasSubstr("weight")));
+  EXPECT_THAT(cluster_to_json(c), ::testing::Not(HasSubstr("weight")));
 }
 
 TEST(GenerateWeights, ZipfRanksEachSubtopologysPartitionsByAShuffle) {
@@ -417,13 +419,13 @@ TEST(GenerateWeights, ZipfIsDeterministicAndChangesOnlyTheWeights) {
   const Cluster uniform = generate_cluster(spec);
   spec.weights = WeightDistribution::zipf;
   const Cluster zipf = generate_cluster(spec);
-  EXPECT_EQ(to_json(zipf), to_json(generate_cluster(spec)));
+  EXPECT_EQ(cluster_to_json(zipf), cluster_to_json(generate_cluster(spec)));
   spec.seed = 6;
-  EXPECT_NE(to_json(zipf), to_json(generate_cluster(spec)));
+  EXPECT_NE(cluster_to_json(zipf), cluster_to_json(generate_cluster(spec)));
   // Weights draw from their own stream: everything else is the uniform file's.
   Cluster reweighted = zipf;
   for (auto& t : reweighted.tasks) t.weight = 1.0;
-  EXPECT_EQ(to_json(reweighted), to_json(uniform));
+  EXPECT_EQ(cluster_to_json(reweighted), cluster_to_json(uniform));
   std::size_t not_one = 0;
   for (const auto& t : zipf.tasks) not_one += t.weight != 1.0 ? 1 : 0;
   EXPECT_EQ(not_one, zipf.tasks.size() - 6);  // one partition of rank 10 per sub-topology weighs 1
@@ -434,14 +436,14 @@ TEST(GenerateWeights, ZipfFilesReadBackAndWriteWeightsShortest) {
   spec.partitions = 12;
   spec.weights = WeightDistribution::zipf;
   const Cluster generated = generate_cluster(spec);
-  const std::string text = to_json(generated);
+  const std::string text = cluster_to_json(generated);
   EXPECT_THAT(text, HasSubstr(", \"weight\": 10}"));
   EXPECT_THAT(text, HasSubstr(", \"weight\": 3.33}"));
   EXPECT_THAT(text, HasSubstr(", \"weight\": 2.5}"));
   EXPECT_THAT(text, HasSubstr(", \"weight\": 0.83}"));
   const Cluster read = host::parse_cluster(text, "zipf.json");
   for (std::size_t t = 0; t < read.tasks.size(); ++t) EXPECT_EQ(read.tasks[t].weight, generated.tasks[t].weight);
-  EXPECT_EQ(to_json(read), text);
+  EXPECT_EQ(cluster_to_json(read), text);
 }
 
 // ---- the file --------------------------------------------------------------------------------
@@ -513,17 +515,17 @@ TEST(ToJson, GeneratedFilesReadBackIntoTheSameCluster) {
       spec.standbys = 2;
       spec.nonlogged_fraction = 0.4;
       const Cluster generated = generate_cluster(spec);
-      const std::string text = to_json(generated);
+      const std::string text = cluster_to_json(generated);
       const Cluster read = host::parse_cluster(text, "generated.json");
       expect_same_cluster(generated, read);
-      EXPECT_EQ(to_json(read), text);
+      EXPECT_EQ(cluster_to_json(read), text);
     }
   }
 }
 
 TEST(ToJson, OneLinePerTaskAndPerClient) {
   const Cluster c = generate_cluster(spec_of(ScenarioKind::scale_out));
-  const std::string text = to_json(c);
+  const std::string text = cluster_to_json(c);
   EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), static_cast<long>(c.tasks.size() + c.clients.size() + 5));
   EXPECT_EQ(text.substr(0, 44), "{\"version\": 1, \"end_offsets_known\": true,\n\"t");
   EXPECT_THAT(text, HasSubstr("\n{\"id\": \"0_0\""));
@@ -557,7 +559,7 @@ TEST(ToJson, WritesAnyClusterEscapingStrings) {
   y.id = "d";
   c.clients = {y, x};
   c.finalize();
-  const std::string text = to_json(c);
+  const std::string text = cluster_to_json(c);
   EXPECT_THAT(text, HasSubstr("\"counts\\n\""));
   EXPECT_THAT(text, HasSubstr("\"c\\u0001\""));
   EXPECT_THAT(text, HasSubstr("\"weight\": 2.5"));
@@ -576,10 +578,10 @@ TEST(ToJson, WritesAnyClusterEscapingStrings) {
   for (Client& cl : c.clients)
     if (cl.id == "c\x01") cl.id = "c \\ \"quoted\"";
   c.finalize();
-  const std::string printable_text = to_json(c);
+  const std::string printable_text = cluster_to_json(c);
   const Cluster read = host::parse_cluster(printable_text, "escaped.json");
   expect_same_cluster(c, read);
-  EXPECT_EQ(to_json(read), printable_text);
+  EXPECT_EQ(cluster_to_json(read), printable_text);
 }
 
 }  // namespace

@@ -1,14 +1,14 @@
 // Deterministic cluster generator: the scenarios behind `assignor generate`, the conformance suite
-// and the benchmarks. The same ScenarioSpec gives the same Cluster, and to_json() the same bytes, on
-// every platform: the generator uses its own PRNG (SplitMix64, below) and integer-only derivations,
-// never std:: distributions (which differ between standard libraries). docs/generation.md specifies
-// the algorithm precisely enough to reproduce the bytes in another language.
+// and the benchmarks. The same ScenarioSpec gives the same Cluster (and the host's cluster_to_json()
+// the same bytes) on every platform: the generator uses its own PRNG (SplitMix64, below) and
+// integer-only derivations, never std:: distributions (which differ between standard libraries).
+// docs/generation.md specifies the algorithm precisely enough to reproduce the bytes in another
+// language.
 //
 //   assignor::ScenarioSpec spec;
 //   spec.clients = 100; spec.threads = 4; spec.subtopologies = 10; spec.partitions = 64;
 //   spec.kind = assignor::ScenarioKind::scale_out;
 //   assignor::Cluster cluster = assignor::generate_cluster(spec);  // finalized
-//   std::string file = assignor::to_json(cluster);                 // a DESIGN 4.1 cluster file
 //
 // Scenarios (the history the file carries, i.e. the previous assignment and what clients report):
 //   fresh            nobody has anything: no previous assignment, no offset sums.
@@ -79,12 +79,6 @@ void validate(const ScenarioSpec& spec);
 // The cluster the spec describes, finalized. Throws InputError (see validate()).
 Cluster generate_cluster(const ScenarioSpec& spec);
 
-// A finalized cluster as a DESIGN 4.1 cluster file in JSON: one line per task and per client, keys
-// in a fixed order, optional fields left out when they hold their default (weight 1, no stores, no
-// partitions, empty lists), partition racks by name. Reading the text back (host::parse_cluster)
-// and writing it again gives the same bytes. The layout is specified in docs/generation.md. Linear
-// in the output size; a 100k-task file takes tens of milliseconds.
-std::string to_json(const Cluster& cluster);
 
 // SplitMix64 (Steele, Lea and Flood, 2014), the generator's only source of randomness. Public so
 // that tests and other generators can reproduce or extend the scenarios.
