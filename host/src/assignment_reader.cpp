@@ -1,3 +1,6 @@
+// Reading an assignment JSON back (`assignor validate`): structure errors are InputErrors naming
+// file and place; name-level problems (unknown ids, duplicates, the per-thread split) are
+// validation errors reported with the others.
 #include "assignor/host/assignment_io.hpp"
 #include "assignor/host/printable.hpp"
 
@@ -5,10 +8,10 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
-#include <unordered_set>
 #include <vector>
 
 #include <fmt/format.h>
+#include <unordered_set>
 
 #include "assignor/errors.hpp"
 #include "assignor/task_id.hpp"
@@ -18,205 +21,9 @@ namespace assignor::host {
 
 namespace {
 
-using ordered_json = nlohmann::ordered_json;
 using json = nlohmann::json;
 
 constexpr TaskIndex kNoTask = static_cast<TaskIndex>(-1);
-
-// Task indices per client and role, each list sorted by task order.
-struct PerClient {
-  std::vector<std::vector<TaskIndex>> active, standby, warmup;
-};
-
-PerClient group_by_client(const Cluster& cluster, const Assignment& assignment) {
-  const std::size_t n_clients = cluster.client_count();
-  PerClient out{std::vector<std::vector<TaskIndex>>(n_clients), std::vector<std::vector<TaskIndex>>(n_clients),
-                std::vector<std::vector<TaskIndex>>(n_clients)};
-  auto fill = [&](const std::vector<Placement>& list, std::vector<std::vector<TaskIndex>>& into,
-                  const char* role) {
-    for (const auto& p : list) {
-      if (p.task >= cluster.task_count() || p.client >= n_clients)
-        throw std::invalid_argument(fmt::format("{} placement (task index {}, client index {}) is out of range",
-                                                role, p.task, p.client));
-      into[p.client].push_back(p.task);
-    }
-    for (auto& tasks : into) std::sort(tasks.begin(), tasks.end());
-  };
-  fill(assignment.actives, out.active, "active");
-  fill(assignment.standbys, out.standby, "standby");
-  fill(assignment.warmups, out.warmup, "warmup");
-  return out;
-}
-
-ordered_json task_list(const Cluster& cluster, const std::vector<TaskIndex>& tasks) {
-  ordered_json list = ordered_json::array();
-  for (TaskIndex t : tasks) list.push_back(to_string(cluster.tasks[t].id));
-  return list;
-}
-
-// A ratio for people: at most 3 decimals, no trailing zeros ("1.5", "0.333", "2").
-std::string decimal(double v) {
-  std::string s = fmt::format("{:.3f}", v);
-  while (!s.empty() && s.back() == '0') s.pop_back();
-  if (!s.empty() && s.back() == '.') s.pop_back();
-  return s == "-0" ? "0" : s;
-}
-
-// The metrics as (name, text) rows for the table, in contract order.
-std::vector<std::pair<std::string, std::string>> metric_rows(const Metrics& m) {
-  return {
-      {"active_moves", fmt::format("{}", m.active_moves)},
-      {"restoring_actives", fmt::format("{}", m.restoring_actives)},
-      {"cold_actives", fmt::format("{}", m.cold_actives)},
-      {"warmups", fmt::format("{}", m.warmups)},
-      {"standbys", fmt::format("{}", m.standbys)},
-      {"standby_shortfall", fmt::format("{}", m.standby_shortfall)},
-      {"active_load_spread", decimal(m.active_load_spread)},
-      {"total_load_spread", decimal(m.total_load_spread)},
-      {"weighted_load_spread", decimal(m.weighted_load_spread)},
-      {"max_subtopology_skew", fmt::format("{}", m.max_subtopology_skew)},
-      {"cross_rack_traffic", m.cross_rack_traffic ? fmt::format("{}", *m.cross_rack_traffic) : "n/a (no racks)"},
-      {"restore_offsets", fmt::format("{}", m.restore_offsets)},
-      {"thread_load_spread", m.thread_load_spread ? fmt::format("{}", *m.thread_load_spread) : "n/a"},
-      {"tag_spread_shortfall", m.tag_spread_shortfall ? fmt::format("{}", *m.tag_spread_shortfall) : "n/a (no tags)"},
-  };
-}
-
-}  // namespace
-
-ordered_json metrics_to_json(const Metrics& m) {
-  ordered_json out = ordered_json::object();
-  out["active_moves"] = m.active_moves;
-  out["restoring_actives"] = m.restoring_actives;
-  out["cold_actives"] = m.cold_actives;
-  out["warmups"] = m.warmups;
-  out["standbys"] = m.standbys;
-  out["standby_shortfall"] = m.standby_shortfall;
-  out["active_load_spread"] = m.active_load_spread;
-  out["total_load_spread"] = m.total_load_spread;
-  out["weighted_load_spread"] = m.weighted_load_spread;
-  out["max_subtopology_skew"] = m.max_subtopology_skew;
-  out["cross_rack_traffic"] = m.cross_rack_traffic ? ordered_json(*m.cross_rack_traffic) : ordered_json(nullptr);
-  out["restore_offsets"] = m.restore_offsets;
-  out["thread_load_spread"] = m.thread_load_spread ? ordered_json(*m.thread_load_spread) : ordered_json(nullptr);
-  out["tag_spread_shortfall"] = m.tag_spread_shortfall ? ordered_json(*m.tag_spread_shortfall) : ordered_json(nullptr);
-  return out;
-}
-
-ordered_json to_json(const Cluster& cluster, const AssignmentReport& report) {
-  const PerClient per = group_by_client(cluster, report.assignment);
-  ordered_json out = ordered_json::object();
-  out["strategy"] = report.strategy;
-  ordered_json assignment = ordered_json::object();
-  for (ClientIndex c = 0; c < cluster.client_count(); ++c) {
-    ordered_json entry = ordered_json::object();
-    entry["active"] = task_list(cluster, per.active[c]);
-    entry["standby"] = task_list(cluster, per.standby[c]);
-    entry["warmup"] = task_list(cluster, per.warmup[c]);
-    if (report.threads && c < report.threads->clients.size()) {
-      ordered_json threads = ordered_json::object();
-      for (const auto& th : report.threads->clients[c].threads)
-        threads[th.name] = {{"active", task_list(cluster, th.active)},
-                            {"standby", task_list(cluster, th.standby)},
-                            {"warmup", task_list(cluster, th.warmup)}};
-      entry["threads"] = std::move(threads);
-    }
-    assignment[cluster.clients[c].id] = std::move(entry);
-  }
-  out["assignment"] = std::move(assignment);
-  out["probing_rebalance"] = {{"needed", report.assignment.probing_rebalance},
-                              {"after_ms", report.probing_after_ms}};
-  out["metrics"] = metrics_to_json(report.metrics);
-  out["assign_ms"] = report.assign_ms;
-  return out;
-}
-
-namespace {
-
-void write_pretty(const ordered_json& v, std::string& out, std::size_t indent) {
-  const bool scalar_array =
-      v.is_array() && std::all_of(v.begin(), v.end(), [](const ordered_json& e) { return !e.is_structured(); });
-  if (v.is_object() && !v.empty()) {
-    out += "{\n";
-    std::size_t i = 0;
-    for (auto it = v.begin(); it != v.end(); ++it, ++i) {
-      out.append(indent + 2, ' ');
-      out += ordered_json(it.key()).dump();
-      out += ": ";
-      write_pretty(it.value(), out, indent + 2);
-      out += i + 1 < v.size() ? ",\n" : "\n";
-    }
-    out.append(indent, ' ');
-    out += '}';
-  } else if (v.is_array() && !v.empty() && !scalar_array) {
-    out += "[\n";
-    for (std::size_t i = 0; i < v.size(); ++i) {
-      out.append(indent + 2, ' ');
-      write_pretty(v[i], out, indent + 2);
-      out += i + 1 < v.size() ? ",\n" : "\n";
-    }
-    out.append(indent, ' ');
-    out += ']';
-  } else if (scalar_array) {
-    out += '[';
-    for (std::size_t i = 0; i < v.size(); ++i) {
-      if (i) out += ", ";
-      out += v[i].dump();
-    }
-    out += ']';
-  } else {
-    out += v.dump();
-  }
-}
-
-}  // namespace
-
-std::string pretty_json(const ordered_json& value) {
-  std::string out;
-  write_pretty(value, out, 0);
-  out += '\n';
-  return out;
-}
-
-std::string to_table(const Cluster& cluster, const AssignmentReport& report) {
-  constexpr std::size_t kMaxListed = 10;
-  const PerClient per = group_by_client(cluster, report.assignment);
-
-  std::size_t id_width = 6;  // "client"
-  for (const auto& c : cluster.clients) id_width = std::max(id_width, c.id.size());
-
-  std::string out = fmt::format("strategy: {}\n", report.strategy);
-  out += fmt::format("{:<{}}  {:>7}  {:>6}  {:>7}  {:>6}  {}\n", "client", id_width, "threads", "active",
-                     "standby", "warmup", "tasks");
-  auto list = [&](const char* role, const std::vector<TaskIndex>& tasks) {
-    std::string text = role;
-    for (std::size_t i = 0; i < tasks.size() && i < kMaxListed; ++i)
-      text += ' ' + to_string(cluster.tasks[tasks[i]].id);
-    if (tasks.size() > kMaxListed) text += fmt::format(" \u2026 (+{} more)", tasks.size() - kMaxListed);
-    return text;
-  };
-  for (ClientIndex c = 0; c < cluster.client_count(); ++c) {
-    std::string tasks = per.active[c].empty() ? "-" : list("active", per.active[c]);
-    if (!per.standby[c].empty()) tasks += " | " + list("standby", per.standby[c]);
-    if (!per.warmup[c].empty()) tasks += " | " + list("warmup", per.warmup[c]);
-    out += fmt::format("{:<{}}  {:>7}  {:>6}  {:>7}  {:>6}  {}\n", cluster.clients[c].id, id_width,
-                       cluster.clients[c].threads, per.active[c].size(), per.standby[c].size(),
-                       per.warmup[c].size(), tasks);
-  }
-  if (report.assignment.probing_rebalance)
-    out += fmt::format("probing rebalance: needed, after {} ms\n", report.probing_after_ms);
-  else
-    out += "probing rebalance: not needed\n";
-  out += "metrics:\n";
-  const auto rows = metric_rows(report.metrics);
-  std::size_t name_width = 0;
-  for (const auto& [name, value] : rows) name_width = std::max(name_width, name.size());
-  for (const auto& [name, value] : rows) out += fmt::format("  {:<{}}  {}\n", name, name_width, value);
-  out += fmt::format("  {:<{}}  {:.3f}\n", "assign_ms", name_width, report.assign_ms);
-  return out;
-}
-
-namespace {
 
 const std::vector<std::string> kTopKeys = {"strategy", "assignment", "probing_rebalance", "metrics",
                                            "assign_ms"};
@@ -455,5 +262,6 @@ ParsedAssignment read_assignment_file(const std::filesystem::path& path, const C
   out.assignment.normalize();
   return out;
 }
+
 
 }  // namespace assignor::host

@@ -1,0 +1,24 @@
+// Shared by the assignment writers (assignment_json.cpp, assignment_table.cpp): an assignment's
+// task indices per client and role, and task lists as JSON.
+#pragma once
+
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "assignor/assignment.hpp"
+#include "assignor/model.hpp"
+
+namespace assignor::host::detail {
+
+// Task indices per client and role, each list sorted by task order.
+struct PerClient {
+  std::vector<std::vector<TaskIndex>> active, standby, warmup;
+};
+
+// Throws std::invalid_argument when a placement's task or client index is out of range.
+PerClient group_by_client(const Cluster& cluster, const Assignment& assignment);
+
+nlohmann::ordered_json task_list(const Cluster& cluster, const std::vector<TaskIndex>& tasks);
+
+}  // namespace assignor::host::detail
