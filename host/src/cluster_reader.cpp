@@ -14,7 +14,7 @@
 
 #include "assignor/errors.hpp"
 #include "assignor/task_id.hpp"
-#include "yaml_helpers.hpp"
+#include "yaml_json_reader.hpp"
 
 namespace assignor::host {
 

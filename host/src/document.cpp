@@ -2,25 +2,132 @@
 
 #include <fmt/format.h>
 #include <simdjson.h>
+#include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <istream>
 #include <limits>
 #include <streambuf>
 
 #include "assignor/errors.hpp"
 #include "assignor/host/limits.hpp"
-#include "yaml_helpers.hpp"
+#include "assignor/host/printable.hpp"
 
 namespace assignor::host::detail {
 
 namespace {
 
 [[noreturn]] void fail(const std::string& source, DocMark mark, std::string_view problem) {
-  if (mark.is_null()) throw InputError(fmt::format("{}: {}", source, problem));
-  throw InputError(fmt::format("{}:{}:{}: {}", source, mark.line + 1, mark.column + 1, problem));
+  if (mark.is_null()) throw InputError(fmt::format("{}: {}", source, printable(problem)));
+  throw InputError(fmt::format("{}:{}:{}: {}", source, mark.line + 1, mark.column + 1, printable(problem)));
 }
+
+[[noreturn]] void fail(const std::string& source, const YAML::Mark& mark, std::string_view problem) {
+  if (mark.is_null() || mark.line < 0) fail(source, DocMark{}, problem);
+  fail(source, DocMark{mark.line, mark.column}, problem);
+}
+
+// Counts the nodes of a YAML text as the readers will see them, each alias (`*name`) as a copy of
+// the node it refers to, from the parser's events (no node is built), and remembers where the
+// latest document started. Refuses, while parsing:
+//  - an alias inside the node it refers to (`&a [*a]`), which yaml-cpp turns into a cyclic graph
+//    that any recursive reader would follow forever;
+//  - more expanded nodes than kAliasExpansionFactor x the nodes written so far plus
+//    kAliasExpansionAllowance ("billion laughs": a few lines that expand to 10^9 nodes).
+class AliasExpansionGuard final : public YAML::EventHandler {
+ public:
+  explicit AliasExpansionGuard(const std::string& source) : source_(source) {}
+
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    document_mark_ = mark;
+    root_seen_ = false;
+    anchor_size_.clear();  // anchors are numbered per document
+    open_.clear();
+  }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override { leaf(mark, anchor); }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor, const std::string&) override {
+    leaf(mark, anchor);
+  }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    at_node(mark);
+    if (anchor >= anchor_size_.size() || anchor_size_[anchor] == 0) return;  // unknown: yaml-cpp reports it
+    if (anchor_size_[anchor] == kOpen)
+      fail(source_, mark,
+           "an alias refers to a node that contains it (a cycle); an alias must refer to a complete node "
+           "defined before it");
+    expanded_ += anchor_size_[anchor];
+    check(mark);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value) override {
+    open(mark, anchor);
+  }
+  void OnSequenceEnd() override { close(); }
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                  YAML::EmitterStyle::value) override {
+    open(mark, anchor);
+  }
+  void OnMapEnd() override { close(); }
+
+  // Where the latest document starts: its root node, or its start when it has none.
+  const YAML::Mark& document_mark() const noexcept { return document_mark_; }
+  std::uint64_t written() const noexcept { return written_; }
+  std::uint64_t expanded() const noexcept { return expanded_; }
+
+ private:
+  static constexpr std::uint64_t kOpen = std::numeric_limits<std::uint64_t>::max();
+
+  void set_size(YAML::anchor_t anchor, std::uint64_t size) {
+    if (anchor == YAML::NullAnchor) return;
+    if (anchor >= anchor_size_.size()) anchor_size_.resize(anchor + 1, 0);
+    anchor_size_[anchor] = size;
+  }
+  void at_node(const YAML::Mark& mark) {
+    if (!root_seen_) document_mark_ = mark;
+    root_seen_ = true;
+  }
+  void leaf(const YAML::Mark& mark, YAML::anchor_t anchor) {
+    at_node(mark);
+    ++written_;
+    ++expanded_;
+    set_size(anchor, 1);
+    check(mark);
+  }
+  void open(const YAML::Mark& mark, YAML::anchor_t anchor) {
+    at_node(mark);
+    ++written_;
+    ++expanded_;
+    open_.emplace_back(anchor, expanded_ - 1);
+    set_size(anchor, kOpen);
+    check(mark);
+  }
+  void close() {
+    if (open_.empty()) return;
+    const auto [anchor, start] = open_.back();
+    open_.pop_back();
+    set_size(anchor, expanded_ - start);
+  }
+  void check(const YAML::Mark& mark) const {
+    if (expanded_ > kAliasExpansionFactor * written_ + kAliasExpansionAllowance)
+      fail(source_, mark,
+           fmt::format("aliases expand the document to more than {} nodes from {} written (at most {} times "
+                       "the written nodes plus {}); write the repeated parts out",
+                       expanded_, written_, kAliasExpansionFactor, kAliasExpansionAllowance));
+  }
+
+  const std::string& source_;
+  YAML::Mark document_mark_;
+  bool root_seen_ = false;
+  std::vector<std::uint64_t> anchor_size_;  // by anchor id: 0 unknown, kOpen while being parsed
+  std::vector<std::pair<YAML::anchor_t, std::uint64_t>> open_;  // open collections: anchor, expanded at start
+  std::uint64_t written_ = 0;
+  std::uint64_t expanded_ = 0;
+};
+
 
 }  // namespace
 
@@ -34,9 +141,7 @@ std::string_view DocNode::Scalar() const noexcept {
   return std::string_view(doc_->text_).substr(rec.first, rec.count);
 }
 
-std::string_view DocNode::Tag() const noexcept {
-  return doc_ && doc_->nodes_[index_].quoted ? "!" : "?";
-}
+bool DocNode::IsQuoted() const noexcept { return doc_ && doc_->nodes_[index_].quoted; }
 
 DocMark DocNode::Mark() const noexcept { return doc_ ? doc_->nodes_[index_].mark : DocMark{}; }
 
@@ -258,12 +363,20 @@ class JsonBuilder {
 
 }  // namespace
 
-std::unique_ptr<Document> parse_json_document(std::string_view text, const std::string& source) {
+std::unique_ptr<Document> parse_json_document(std::string_view text, const std::string& source,
+                                              std::size_t readable) {
+  static_assert(kJsonPadding >= simdjson::SIMDJSON_PADDING);
   const auto first = text.find_first_not_of(" \t\r\n");
   if (first == std::string_view::npos || text[first] != '{') return nullptr;
   try {
     simdjson::ondemand::parser parser;
-    const simdjson::padded_string padded(text);
+    // Parsed in place when the buffer has the padding (a file read by read_text_file), else copied.
+    simdjson::padded_string copy;
+    simdjson::padded_string_view padded(text.data(), text.size(), std::max(readable, text.size()));
+    if (padded.padding() < simdjson::SIMDJSON_PADDING) {
+      copy = simdjson::padded_string(text);
+      padded = copy;
+    }
     auto json = parser.iterate(padded).value();
     auto doc = std::make_unique<Document>();
     DocumentBuilder b(*doc, source, text.size());
@@ -378,16 +491,16 @@ std::unique_ptr<Document> parse_yaml_document(std::string_view text, const std::
     // A second document: stop at its start (never YAML::LoadAll: in yaml-cpp 0.7 it loops forever,
     // allocating, on some malformed input such as a stray ',' at the top level, jbeder/yaml-cpp#1040).
     if (parser.HandleNextDocument(events))
-      fail(source, events.document_mark(), "",
+      fail(source, events.document_mark(),
            "more than one YAML document (or text after the end of the first); expected exactly one");
   } catch (const YAML::DeepRecursion& e) {
-    fail(source, e.mark, "",
+    fail(source, e.mark,
          fmt::format("nested {} or more levels deep; refused (cluster and config files need a few levels)",
                      kMaxYamlDepth));
   } catch (const YAML::ParserException& e) {
-    fail(source, e.mark, "", fmt::format("YAML syntax error: {}", e.msg));
+    fail(source, e.mark, fmt::format("YAML syntax error: {}", e.msg));
   } catch (const YAML::Exception& e) {
-    fail(source, e.mark, "", fmt::format("cannot parse YAML: {}", e.msg));
+    fail(source, e.mark, fmt::format("cannot parse YAML: {}", e.msg));
   }
   return doc;
 }

@@ -44,8 +44,8 @@ class DocNode {
   bool IsMap() const noexcept { return Type() == DocType::Map; }
   // The scalar's text (unescaped); empty for other nodes. Valid while the Document lives.
   std::string_view Scalar() const noexcept;
-  // "!" for a quoted scalar (a string for sure), "?" otherwise: yaml-cpp's convention.
-  std::string_view Tag() const noexcept;
+  // A quoted scalar: a string for sure ("5" is not the integer 5).
+  bool IsQuoted() const noexcept;
   DocMark Mark() const noexcept;
   // Children of a sequence, or key/value pairs of a map.
   std::size_t size() const noexcept;
@@ -109,10 +109,16 @@ class Document {
   std::string text_;  // every scalar's text, one after the other
 };
 
+// Bytes the JSON parser may read past the end of a text (never used): a text whose buffer has
+// this many more bytes is parsed where it is, any other is copied first.
+inline constexpr std::size_t kJsonPadding = 64;
+
 // The document, when `text` is one strict JSON object and nothing else; nullptr otherwise (the
 // caller then reads it as YAML, which explains any syntax error). Throws InputError for nesting
-// deeper than kMaxYamlDepth or a document over its memory budget.
-std::unique_ptr<Document> parse_json_document(std::string_view text, const std::string& source);
+// deeper than kMaxYamlDepth or a document over its memory budget. `readable` is how many bytes
+// from text.data() may be read (the buffer's capacity; text.size() when unknown).
+std::unique_ptr<Document> parse_json_document(std::string_view text, const std::string& source,
+                                              std::size_t readable = 0);
 
 // One YAML document, built from the parser's events. InputError (with the file, line and column)
 // for: no document at all or a bare null ("empty file (expected <what>)"), a second document, a

@@ -8,7 +8,7 @@
 
 #include "assignor/errors.hpp"
 #include "assignor/host/simulation.hpp"
-#include "yaml_helpers.hpp"
+#include "yaml_json_reader.hpp"
 
 namespace assignor::host {
 

@@ -21,7 +21,7 @@ void expect_same(const DocNode& a, const DocNode& b, const std::string& path) {
   EXPECT_EQ(a.Mark().column, b.Mark().column) << path;
   if (a.IsScalar()) {
     EXPECT_EQ(a.Scalar(), b.Scalar()) << path;
-    EXPECT_EQ(a.Tag(), b.Tag()) << path << " (quoting)";
+    EXPECT_EQ(a.IsQuoted(), b.IsQuoted()) << path << " (quoting)";
   }
   ASSERT_EQ(a.size(), b.size()) << path;
   auto ib = b.begin();
