@@ -30,7 +30,7 @@ Command add_assign(CLI::App& parent, const Globals& globals) {
             const std::string strategy = o->strategy.empty() ? config.strategy : o->strategy;
             const host::RunOutcome outcome = host::run_assignment(registry, config, cluster, strategy);
             if (o->format == "table") write_output(host::to_table(cluster, outcome.report), o->output);
-            else write_output(host::pretty_json(host::to_json(cluster, outcome.report)), o->output);
+            else write_output(host::assignment_json(cluster, outcome.report), o->output);
             return static_cast<int>(kOk);
           }};
 }

@@ -1,10 +1,8 @@
 // Shared by the assignment writers (assignment_json.cpp, assignment_table.cpp): an assignment's
-// task indices per client and role, and task lists as JSON.
+// task indices per client and role.
 #pragma once
 
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "assignor/assignment.hpp"
 #include "assignor/model.hpp"
@@ -18,7 +16,5 @@ struct PerClient {
 
 // Throws std::invalid_argument when a placement's task or client index is out of range.
 PerClient group_by_client(const Cluster& cluster, const Assignment& assignment);
-
-nlohmann::ordered_json task_list(const Cluster& cluster, const std::vector<TaskIndex>& tasks);
 
 }  // namespace assignor::host::detail

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "assignment_by_client.hpp"
+#include "json_text.hpp"
 
 namespace assignor::host {
 
@@ -37,19 +38,12 @@ PerClient group_by_client(const Cluster& cluster, const Assignment& assignment) 
   return out;
 }
 
-ordered_json task_list(const Cluster& cluster, const std::vector<TaskIndex>& tasks) {
-  ordered_json list = ordered_json::array();
-  for (TaskIndex t : tasks) list.push_back(to_string(cluster.tasks[t].id));
-  return list;
-}
-
 
 }  // namespace detail
 
 using ordered_json = nlohmann::ordered_json;
 using detail::group_by_client;
 using detail::PerClient;
-using detail::task_list;
 
 ordered_json metrics_to_json(const Metrics& m) {
   ordered_json out = ordered_json::object();
@@ -67,34 +61,6 @@ ordered_json metrics_to_json(const Metrics& m) {
   out["restore_offsets"] = m.restore_offsets;
   out["thread_load_spread"] = m.thread_load_spread ? ordered_json(*m.thread_load_spread) : ordered_json(nullptr);
   out["tag_spread_shortfall"] = m.tag_spread_shortfall ? ordered_json(*m.tag_spread_shortfall) : ordered_json(nullptr);
-  return out;
-}
-
-ordered_json to_json(const Cluster& cluster, const AssignmentReport& report) {
-  const PerClient per = group_by_client(cluster, report.assignment);
-  ordered_json out = ordered_json::object();
-  out["strategy"] = report.strategy;
-  ordered_json assignment = ordered_json::object();
-  for (ClientIndex c = 0; c < cluster.client_count(); ++c) {
-    ordered_json entry = ordered_json::object();
-    entry["active"] = task_list(cluster, per.active[c]);
-    entry["standby"] = task_list(cluster, per.standby[c]);
-    entry["warmup"] = task_list(cluster, per.warmup[c]);
-    if (report.threads && c < report.threads->clients.size()) {
-      ordered_json threads = ordered_json::object();
-      for (const auto& th : report.threads->clients[c].threads)
-        threads[th.name] = {{"active", task_list(cluster, th.active)},
-                            {"standby", task_list(cluster, th.standby)},
-                            {"warmup", task_list(cluster, th.warmup)}};
-      entry["threads"] = std::move(threads);
-    }
-    assignment[cluster.clients[c].id] = std::move(entry);
-  }
-  out["assignment"] = std::move(assignment);
-  out["probing_rebalance"] = {{"needed", report.assignment.probing_rebalance},
-                              {"after_ms", report.probing_after_ms}};
-  out["metrics"] = metrics_to_json(report.metrics);
-  out["assign_ms"] = report.assign_ms;
   return out;
 }
 
@@ -142,6 +108,79 @@ std::string pretty_json(const ordered_json& value) {
   std::string out;
   write_pretty(value, out, 0);
   out += '\n';
+  return out;
+}
+
+namespace {
+
+// `"key": ["0_1", "0_2"]` as pretty_json lays out a list of task ids.
+void append_task_list(std::string& out, std::size_t indent, std::string_view key, const Cluster& cluster,
+                      const std::vector<TaskIndex>& tasks) {
+  out.append(indent, ' ');
+  out.push_back('"');
+  out.append(key);
+  out.append("\": [");
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    if (i > 0) out.append(", ");
+    out.push_back('"');
+    detail::append_task_id(out, cluster.tasks[tasks[i]].id);
+    out.push_back('"');
+  }
+  out.push_back(']');
+}
+
+// The three role lists of a client or a thread, one per line, as pretty_json lays out an object.
+void append_roles(std::string& out, std::size_t indent, const Cluster& cluster, const std::vector<TaskIndex>& active,
+                  const std::vector<TaskIndex>& standby, const std::vector<TaskIndex>& warmup) {
+  append_task_list(out, indent, "active", cluster, active);
+  out.append(",\n");
+  append_task_list(out, indent, "standby", cluster, standby);
+  out.append(",\n");
+  append_task_list(out, indent, "warmup", cluster, warmup);
+}
+
+}  // namespace
+
+std::string assignment_json(const Cluster& cluster, const AssignmentReport& report) {
+  const PerClient per = group_by_client(cluster, report.assignment);
+  // Written straight from the model (no JSON tree: 100k tasks would cost a few hundred bytes each),
+  // in exactly the layout pretty_json() gives the same object; the small parts go through it.
+  std::string out;
+  out.reserve(256 + 16 * (report.assignment.actives.size() + report.assignment.standbys.size() +
+                          report.assignment.warmups.size()) * (report.threads ? 2 : 1) +
+              256 * cluster.client_count());
+  out.append("{\n  \"strategy\": ");
+  detail::append_json_string(out, report.strategy);
+  out.append(",\n  \"assignment\": {");
+  for (ClientIndex c = 0; c < cluster.client_count(); ++c) {
+    out.append(c == 0 ? "\n    " : ",\n    ");
+    detail::append_json_string(out, cluster.clients[c].id);
+    out.append(": {\n");
+    append_roles(out, 6, cluster, per.active[c], per.standby[c], per.warmup[c]);
+    if (report.threads && c < report.threads->clients.size()) {
+      const auto& threads = report.threads->clients[c].threads;
+      out.append(",\n      \"threads\": {");
+      for (std::size_t i = 0; i < threads.size(); ++i) {
+        out.append(i == 0 ? "\n        " : ",\n        ");
+        detail::append_json_string(out, threads[i].name);
+        out.append(": {\n");
+        append_roles(out, 10, cluster, threads[i].active, threads[i].standby, threads[i].warmup);
+        out.append("\n        }");
+      }
+      out.append(threads.empty() ? "}" : "\n      }");
+    }
+    out.append("\n    }");
+  }
+  out.append(cluster.client_count() == 0 ? "}" : "\n  }");
+  const ordered_json probing = {{"needed", report.assignment.probing_rebalance},
+                                {"after_ms", report.probing_after_ms}};
+  out.append(",\n  \"probing_rebalance\": ");
+  write_pretty(probing, out, 2);
+  out.append(",\n  \"metrics\": ");
+  write_pretty(metrics_to_json(report.metrics), out, 2);
+  out.append(",\n  \"assign_ms\": ");
+  out.append(ordered_json(report.assign_ms).dump());
+  out.append("\n}\n");
   return out;
 }
 

@@ -25,6 +25,7 @@ using detail::Node;
 using detail::FieldReader;
 using detail::Fields;
 using detail::join_place;
+using detail::Place;
 
 const std::vector<std::string> kTopKeys = {"version", "end_offsets_known", "tasks", "clients"};
 enum TopKey : std::size_t { kVersion, kEndOffsetsKnown, kTasks, kClients };
@@ -64,14 +65,72 @@ std::uint64_t task_key(TaskId id) noexcept {
 
 int line_of(const Node& node) { return node.Mark().line + 1; }
 
+// "PLACE: FIELD", made only when a message needs it (see detail::Place).
+auto lazy_field(const Place& place, std::string field) {
+  return [&place, field = std::move(field)] { return join_place(place.str(), field); };
+}
+
+// Task id -> index (in file order) for the clients' lists, which name each task several times: a
+// flat table by sub-topology and partition when the ids are dense enough (in real groups the
+// partitions of a sub-topology are 0..P-1), else a hash map.
+class TaskLookup {
+ public:
+  static constexpr TaskIndex kNone = std::numeric_limits<TaskIndex>::max();
+
+  // Adds a task; returns the index of an earlier task with the same id, or kNone.
+  TaskIndex add(TaskId id, TaskIndex index) {
+    const auto [it, inserted] = by_key_.emplace(key(id), index);
+    return inserted ? kNone : it->second;
+  }
+
+  // Once every task is added: the flat table, when it costs at most about twice the hash map's entries.
+  void freeze(const std::vector<Task>& tasks) {
+    const std::size_t n = tasks.size();
+    std::size_t subs = 0;
+    for (const Task& t : tasks) subs = std::max(subs, static_cast<std::size_t>(t.id.subtopology) + 1);
+    if (subs > n + 1024) return;
+    std::vector<std::size_t> width(subs, 0);
+    for (const Task& t : tasks)
+      width[t.id.subtopology] = std::max(width[t.id.subtopology], static_cast<std::size_t>(t.id.partition) + 1);
+    start_.assign(subs + 1, 0);
+    for (std::size_t s = 0; s < subs; ++s) {
+      start_[s + 1] = start_[s] + width[s];
+      if (start_[s + 1] > 2 * n + 1024) {
+        start_.clear();
+        return;
+      }
+    }
+    flat_.assign(start_.back(), kNone);
+    for (std::size_t i = 0; i < n; ++i) flat_[start_[tasks[i].id.subtopology] + tasks[i].id.partition] = static_cast<TaskIndex>(i);
+    by_key_ = {};
+  }
+
+  TaskIndex find(TaskId id) const {
+    if (start_.empty()) {
+      const auto it = by_key_.find(key(id));
+      return it == by_key_.end() ? kNone : it->second;
+    }
+    const auto s = static_cast<std::size_t>(id.subtopology);
+    if (s + 1 >= start_.size()) return kNone;
+    const std::size_t at = start_[s] + static_cast<std::size_t>(id.partition);
+    return at < start_[s + 1] ? flat_[at] : kNone;
+  }
+
+ private:
+  static std::uint64_t key(TaskId id) noexcept { return task_key(id); }
+  std::unordered_map<std::uint64_t, TaskIndex> by_key_;
+  std::vector<std::size_t> start_;  // per sub-topology: first slot in flat_; empty: not frozen
+  std::vector<TaskIndex> flat_;
+};
+
 class ClusterParser {
  public:
   ClusterParser(std::string source, const InputLimits& limits)
       : source_(std::move(source)), limits_(limits), r_(source_, limits.max_id_length) {}
 
-  Cluster parse(std::string_view text) {
-    const auto document =
-        detail::load_document(text, source_, "a map with 'tasks' and 'clients'", limits_.max_file_bytes);
+  Cluster parse(std::string_view text, std::size_t readable) {
+    const auto document = detail::load_document(text, source_, "a map with 'tasks' and 'clients'",
+                                                limits_.max_file_bytes, readable);
     const Node root = document.root();
     if (!root.IsMap())
       r_.fail_at(root, "", fmt::format("expected a map with 'tasks' and 'clients' at the top level, got {}",
@@ -112,41 +171,43 @@ class ClusterParser {
                              limits_.max_tasks));
     cluster_.tasks.reserve(n);
     task_line_.reserve(n);
-    task_by_id_.reserve(n);
     std::size_t i = 0;
     for (const Node& node : list) parse_task(node, i++);
+    task_by_id_.freeze(cluster_.tasks);
   }
 
   void parse_task(const Node& node, std::size_t i) {
-    const std::string index_place = fmt::format("tasks[{}]", i);
+    const auto index_text = [i] { return fmt::format("tasks[{}]", i); };
+    const Place index_place(index_text);
     if (!node.IsMap()) r_.fail_at(node, index_place, fmt::format("expected a map, got {}", describe(node)));
     const Fields f(r_, node, index_place, kTaskKeys, Fields::defer_checks);
 
     if (!f.given(kTaskId)) f.check(index_place);  // "unknown key 'idd'; did you mean 'id'?" first
     const Node& id_node = f.require(kTaskId, index_place);
-    const std::string id_text = r_.string(id_node, join_place(index_place, "id"));
+    const auto id_place = lazy_field(index_place, "id");
+    const std::string_view id_text = r_.string_view(id_node, id_place);
     const auto id = parse_task_id(id_text);
     if (!id)
-      r_.fail_at(id_node, join_place(index_place, "id"),
+      r_.fail_at(id_node, id_place,
                  fmt::format("'{}' is not a task id of the form S_P (e.g. 0_3; digits only, no leading zeros)", id_text));
-    const std::string place = fmt::format("task '{}'", id_text);
+    const auto place_text = [id_text] { return fmt::format("task '{}'", id_text); };
+    const Place place(place_text);
     f.check(place);
 
     const auto index = static_cast<TaskIndex>(cluster_.tasks.size());
-    const auto [it, inserted] = task_by_id_.emplace(task_key(*id), index);
-    if (!inserted)
+    if (const TaskIndex first = task_by_id_.add(*id, index); first != TaskLookup::kNone)
       r_.fail_at(id_node, place,
-                 fmt::format("duplicate task id (first defined at line {}, here at line {})",
-                             task_line_[it->second], line_of(id_node)));
+                 fmt::format("duplicate task id (first defined at line {}, here at line {})", task_line_[first],
+                             line_of(id_node)));
 
     Task task;
     task.id = *id;
     if (f.has(kStores)) parse_stores(f.value(kStores), task, place);
     if (f.has(kWeight)) {
       const Node& w = f.value(kWeight);
-      task.weight = r_.number(w, join_place(place, "weight"));
-      if (!(task.weight > 0))
-        r_.fail_at(w, join_place(place, "weight"), fmt::format("must be > 0, got {}", w.Scalar()));
+      const auto weight_place = lazy_field(place, "weight");
+      task.weight = r_.number(w, weight_place);
+      if (!(task.weight > 0)) r_.fail_at(w, weight_place, fmt::format("must be > 0, got {}", w.Scalar()));
     }
     if (f.has(kPartitions)) parse_partitions(f.value(kPartitions), task, place);
 
@@ -154,22 +215,28 @@ class ClusterParser {
     task_line_.push_back(line_of(id_node));
   }
 
-  void parse_stores(const Node& list, Task& task, const std::string& place) {
-    r_.expect_list(list, join_place(place, "stores"));
-    std::unordered_map<std::string, int> seen;  // name -> line
+  void parse_stores(const Node& list, Task& task, const Place& place) {
+    r_.expect_list(list, lazy_field(place, "stores"));
+    task.stores.reserve(list.size());
     std::size_t i = 0;
     for (const Node& node : list) {
-      const std::string field = fmt::format("stores[{}]", i++);
-      const std::string store_place = join_place(place, field);
+      const std::size_t k = i++;
+      const auto at = [&place, k](std::string_view leaf) {
+        return [&place, k, leaf] { return join_place(place.str(), fmt::format("stores[{}]{}", k, leaf)); };
+      };
+      const auto store_place = at("");
       const Fields f(r_, node, store_place, kStoreKeys);
       Store store;
       const Node& name_node = f.require(kStoreName, store_place);
-      store.name = r_.string(name_node, join_place(place, field + ".name"));
-      if (const auto [it, inserted] = seen.emplace(store.name, line_of(name_node)); !inserted)
-        r_.fail_at(name_node, join_place(place, field + ".name"),
-                   fmt::format("duplicate store name '{}' (first at line {})", store.name, it->second));
-      if (f.has(kLogged)) store.logged = r_.boolean(f.value(kLogged), join_place(place, field + ".logged"));
-      const std::string offset_place = join_place(place, field + ".changelog_end_offset");
+      const auto name_place = at(".name");
+      store.name = r_.string(name_node, name_place);
+      // Tasks have a few stores: a linear search finds a repeated name without a set per task.
+      for (std::size_t j = 0; j < task.stores.size(); ++j)
+        if (task.stores[j].name == store.name)
+          r_.fail_at(name_node, name_place,
+                     fmt::format("duplicate store name '{}' (first at line {})", store.name, store_line_[j]));
+      if (f.has(kLogged)) store.logged = r_.boolean(f.value(kLogged), at(".logged"));
+      const auto offset_place = at(".changelog_end_offset");
       if (store.logged) {
         if (!f.has(kEndOffset))
           r_.fail_at(node, store_place,
@@ -186,11 +253,14 @@ class ClusterParser {
                                "(logged: false); remove one of them",
                                store.name));
       }
+      if (store_line_.size() <= task.stores.size()) store_line_.resize(task.stores.size() + 1);
+      store_line_[task.stores.size()] = line_of(name_node);
       task.stores.push_back(std::move(store));
     }
   }
 
-  void parse_partitions(const Node& list, Task& task, const std::string& place) {
+  void parse_partitions(const Node& list, Task& task, const Place& place_ref) {
+    const std::string place = place_ref.str();
     r_.expect_list(list, join_place(place, "partitions"));
     std::unordered_map<std::string, int> seen;  // "topic-partition" -> line
     std::size_t i = 0;
@@ -351,7 +421,9 @@ class ClusterParser {
           r_.fail_at(it->first, map_place, fmt::format("task '{}' is listed twice", it->first.Scalar()));
         offset_mark_[t] = c;
         // Any integer: negative sums other than -2 are suspect state, reported by the lag model.
-        const std::int64_t sum = r_.integer(it->second, join_place(place, "offset_sums." + std::string(it->first.Scalar())));
+        const std::int64_t sum = r_.integer(it->second, [&] {
+          return join_place(place, fmt::format("offset_sums.{}", it->first.Scalar()));
+        });
         client.offset_sums.push_back({t, sum});
       }
     }
@@ -416,9 +488,9 @@ class ClusterParser {
     const std::string_view text = node.Scalar();
     const auto id = parse_task_id(text);
     if (!id) r_.fail_at(node, place, fmt::format("'{}' is not a task id of the form S_P (e.g. 0_3; digits only, no leading zeros)", text));
-    const auto it = task_by_id_.find(task_key(*id));
-    if (it == task_by_id_.end()) r_.fail_at(node, place, fmt::format("unknown task '{}'", text));
-    return it->second;
+    const TaskIndex t = task_by_id_.find(*id);
+    if (t == TaskLookup::kNone) r_.fail_at(node, place, fmt::format("unknown task '{}'", text));
+    return t;
   }
 
   std::string source_;
@@ -428,7 +500,8 @@ class ClusterParser {
   std::uint64_t total_threads_ = 0;
   std::vector<std::uint64_t> rack_mark_;  // per rack: the serial of the last racks list that named it
   std::uint64_t rack_list_serial_ = 0;
-  std::unordered_map<std::uint64_t, TaskIndex> task_by_id_;
+  TaskLookup task_by_id_;
+  std::vector<int> store_line_;  // the current task's stores: line of each name
   std::vector<int> task_line_;
   std::unordered_map<std::string, ClientIndex> client_by_id_;
   std::vector<int> client_line_;
@@ -447,7 +520,7 @@ Cluster parse_cluster(std::string_view text, const std::string& source_name) {
 }
 
 Cluster parse_cluster(std::string_view text, const std::string& source_name, const InputLimits& limits) {
-  return ClusterParser(source_name, limits).parse(text);
+  return ClusterParser(source_name, limits).parse(text, text.size());
 }
 
 Cluster read_cluster_file(const std::filesystem::path& path) { return read_cluster_file(path, InputLimits{}); }
@@ -455,7 +528,7 @@ Cluster read_cluster_file(const std::filesystem::path& path) { return read_clust
 Cluster read_cluster_file(const std::filesystem::path& path, const InputLimits& limits) {
   const std::string source = path.string();
   const std::string text = detail::read_text_file(source, path, "cluster file", limits.max_file_bytes);
-  return parse_cluster(text, source, limits);
+  return ClusterParser(source, limits).parse(text, text.capacity());
 }
 
 }  // namespace assignor::host

@@ -4,7 +4,6 @@
 #include "assignor/host/cluster_writer.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <iterator>
 #include <numeric>
@@ -13,48 +12,15 @@
 
 #include <fmt/format.h>
 
+#include "json_text.hpp"
+
 namespace assignor::host {
 
 namespace {
 
-void append_uint(std::string& out, std::uint64_t v) {
-  char buf[24];
-  const auto res = std::to_chars(buf, buf + sizeof buf, v);
-  out.append(buf, res.ptr);
-}
-
-void append_int(std::string& out, std::int64_t v) {
-  char buf[24];
-  const auto res = std::to_chars(buf, buf + sizeof buf, v);
-  out.append(buf, res.ptr);
-}
-
-// A JSON string literal: escapes '"', '\\' and control characters; other bytes (UTF-8) as they are.
-void append_json_string(std::string& out, std::string_view s) {
-  out.push_back('"');
-  for (const char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '"': out.append("\\\""); break;
-      case '\\': out.append("\\\\"); break;
-      case '\n': out.append("\\n"); break;
-      case '\r': out.append("\\r"); break;
-      case '\t': out.append("\\t"); break;
-      case '\b': out.append("\\b"); break;
-      case '\f': out.append("\\f"); break;
-      default:
-        if (c < 0x20) {
-          static constexpr char kHex[] = "0123456789abcdef";
-          out.append("\\u00");
-          out.push_back(kHex[c >> 4]);
-          out.push_back(kHex[c & 0xF]);
-        } else {
-          out.push_back(ch);
-        }
-    }
-  }
-  out.push_back('"');
-}
+using detail::append_int;
+using detail::append_json_string;
+using detail::append_uint;
 
 void append_task_list(std::string& out, const char* key, const std::vector<TaskIndex>& tasks,
                       const std::vector<std::string>& ids) {

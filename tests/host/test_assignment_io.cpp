@@ -19,6 +19,11 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 using test::input_error;
 
+// The written assignment as a tree, read back by nlohmann (not by our own reader).
+nlohmann::ordered_json to_json(const Cluster& cluster, const AssignmentReport& report) {
+  return nlohmann::ordered_json::parse(assignment_json(cluster, report));
+}
+
 Cluster example_cluster() {
   return read_cluster_file(std::filesystem::path(ASSIGNOR_SOURCE_DIR) / "examples/small-scale-out.yaml");
 }
@@ -89,6 +94,26 @@ TEST_F(AssignmentIoTest, ToJsonHasTheContractShape) {
   EXPECT_EQ(j["probing_rebalance"].dump(), R"({"needed":true,"after_ms":600000})");
   EXPECT_DOUBLE_EQ(j["assign_ms"].get<double>(), 0.42);
   EXPECT_EQ(j["metrics"], metrics_to_json(report().metrics));
+}
+
+// The writer lays the file out as pretty_json() lays out the same tree, threads included (with a
+// thread that holds nothing, a client without threads and names that need escaping).
+TEST_F(AssignmentIoTest, WrittenLayoutIsPrettyJsonsLayout) {
+  AssignmentReport r = report();
+  cluster_.clients[c("gamma")].id = "gam\"ma\\";  // ids are only written here, never looked up
+  ThreadDistribution threads;
+  threads.clients.resize(cluster_.client_count());
+  threads.clients[c("alpha")].threads = {{"t0", {t("0_0"), t("1_0")}, {t("0_2")}, {}},
+                                          {"t\t1", {t("0_1"), t("2_0")}, {}, {}}};
+  threads.clients[c("beta")].threads = {{"t0", {t("0_2"), t("1_1"), t("2_1")}, {t("0_0")}, {t("0_1")}},
+                                         {"idle", {}, {}, {}}};
+  r.threads = threads;
+  const std::string text = assignment_json(cluster_, r);
+  const auto tree = nlohmann::ordered_json::parse(text);
+  EXPECT_EQ(text, pretty_json(tree));
+  EXPECT_EQ(tree["assignment"]["alpha"]["threads"]["t\t1"]["active"].dump(), R"(["0_1","2_0"])");
+  EXPECT_EQ(tree["assignment"]["beta"]["threads"]["idle"].dump(), R"({"active":[],"standby":[],"warmup":[]})");
+  EXPECT_EQ(tree["assignment"]["gam\"ma\\"]["threads"].dump(), "{}");
 }
 
 TEST_F(AssignmentIoTest, ToJsonProbingNotNeededStillHasAfterMs) {
@@ -273,7 +298,7 @@ TEST_F(AssignmentIoTest, ReadValidatesThePerThreadSplit) {
                             "client 'gamma': threads: 3 thread entries, but the client has 1 thread",
                             "client 'gamma': threads: a thread has an empty name"));
   // A consistent split is no error: what the command writes reads back clean.
-  EXPECT_THAT(read(pretty_json(to_json(cluster_, report()))).errors, ::testing::IsEmpty());
+  EXPECT_THAT(read(assignment_json(cluster_, report())).errors, ::testing::IsEmpty());
 }
 
 TEST_F(AssignmentIoTest, ReadProbingNeeded) {

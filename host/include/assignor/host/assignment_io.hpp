@@ -30,11 +30,12 @@ struct AssignmentReport {
 // ordered_json: keys keep the order of DESIGN 4.4 / 4.5 and clients keep cluster order (by id), so
 // the output is stable and readable.
 nlohmann::ordered_json metrics_to_json(const Metrics& metrics);
-// Throws std::invalid_argument when a placement's task or client index is out of range.
-nlohmann::ordered_json to_json(const Cluster& cluster, const AssignmentReport& report);
 // JSON for people and machines: objects indented one key per line, arrays of scalars (task lists)
 // on one line, so a 100k-task assignment stays readable and compact. Ends with a newline.
 std::string pretty_json(const nlohmann::ordered_json& value);
+// The assignment JSON of DESIGN 4.4 in pretty_json()'s layout, written straight from the model.
+// Throws std::invalid_argument when a placement's task or client index is out of range.
+std::string assignment_json(const Cluster& cluster, const AssignmentReport& report);
 
 // A table for people: one row per client (id, threads, active/standby/warmup counts and ids), then
 // the probing decision and the metrics.
