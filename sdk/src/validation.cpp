@@ -53,8 +53,8 @@ std::vector<ValidationError> validate(const Cluster& cluster, const AssignmentSe
     ClientIndex client;
     Role role;
   };
-  std::vector<Held> held;
-  held.reserve(assignment.actives.size() + assignment.standbys.size() + assignment.warmups.size());
+  std::vector<Held> unsorted;
+  unsorted.reserve(assignment.actives.size() + assignment.standbys.size() + assignment.warmups.size());
   auto collect = [&](const std::vector<Placement>& list, Role role) {
     for (const auto& p : list) {
       if (p.task >= n_tasks) {
@@ -68,25 +68,33 @@ std::vector<ValidationError> validate(const Cluster& cluster, const AssignmentSe
                                       role_name(role), p.client)});
         continue;
       }
-      held.push_back({p.task, p.client, role});
+      unsorted.push_back({p.task, p.client, role});
     }
   };
   collect(assignment.actives, Role::active);
   collect(assignment.standbys, Role::standby);
   collect(assignment.warmups, Role::warmup);
 
-  std::sort(held.begin(), held.end(), [](const Held& a, const Held& b) {
-    if (a.task != b.task) return a.task < b.task;
-    if (a.client != b.client) return a.client < b.client;
-    return a.role < b.role;
-  });
+  // Sorted by task (a counting sort: linear), then each task's few entries by client and role.
+  std::vector<std::size_t> start(n_tasks + 1, 0);
+  for (const Held& h : unsorted) ++start[h.task + 1];
+  for (std::size_t t = 0; t < n_tasks; ++t) start[t + 1] += start[t];
+  std::vector<Held> held(unsorted.size());
+  {
+    std::vector<std::size_t> next(start.begin(), start.end() - 1);
+    for (const Held& h : unsorted) held[next[h.task]++] = h;
+  }
+  for (std::size_t t = 0; t < n_tasks; ++t)
+    std::sort(held.begin() + static_cast<std::ptrdiff_t>(start[t]), held.begin() + static_cast<std::ptrdiff_t>(start[t + 1]),
+              [](const Held& a, const Held& b) { return a.client != b.client ? a.client < b.client : a.role < b.role; });
 
   std::size_t i = 0;
+  std::vector<ClientIndex> active_clients;
   for (TaskIndex t = 0; t < n_tasks; ++t) {
     const Task& task = cluster.tasks[t];
     std::size_t actives = 0;
     std::size_t standbys = 0;
-    std::vector<ClientIndex> active_clients;
+    active_clients.clear();
     const std::size_t first = i;
     for (; i < held.size() && held[i].task == t; ++i) {
       const Held& h = held[i];
