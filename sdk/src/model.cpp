@@ -20,7 +20,7 @@ void remap_sorted(std::vector<TaskIndex>& list, const std::vector<TaskIndex>& ne
     if (t >= new_index.size()) throw std::invalid_argument(what + ": task index out of range");
     t = new_index[t];
   }
-  std::sort(list.begin(), list.end());
+  if (!std::is_sorted(list.begin(), list.end())) std::sort(list.begin(), list.end());
   if (std::adjacent_find(list.begin(), list.end()) != list.end())
     throw std::invalid_argument(what + ": a task is listed twice");
 }
@@ -73,19 +73,22 @@ std::optional<ClientIndex> Cluster::find_client(std::string_view id) const noexc
 }
 
 void Cluster::finalize() {
-  // Tasks: sort by id and remember where each old index went.
-  std::vector<TaskIndex> order(tasks.size());
-  std::iota(order.begin(), order.end(), TaskIndex{0});
-  std::stable_sort(order.begin(), order.end(),
-                   [&](TaskIndex a, TaskIndex b) { return tasks[a].id < tasks[b].id; });
+  // Tasks: sort by id and remember where each old index went (files usually list them in order).
+  const auto by_id = [](const Task& a, const Task& b) { return a.id < b.id; };
   std::vector<TaskIndex> new_index(tasks.size());
-  std::vector<Task> sorted;
-  sorted.reserve(tasks.size());
-  for (TaskIndex pos = 0; pos < order.size(); ++pos) {
-    new_index[order[pos]] = pos;
-    sorted.push_back(std::move(tasks[order[pos]]));
+  std::iota(new_index.begin(), new_index.end(), TaskIndex{0});
+  if (!std::is_sorted(tasks.begin(), tasks.end(), by_id)) {
+    std::vector<TaskIndex> order = new_index;
+    std::stable_sort(order.begin(), order.end(),
+                     [&](TaskIndex a, TaskIndex b) { return tasks[a].id < tasks[b].id; });
+    std::vector<Task> sorted;
+    sorted.reserve(tasks.size());
+    for (TaskIndex pos = 0; pos < order.size(); ++pos) {
+      new_index[order[pos]] = pos;
+      sorted.push_back(std::move(tasks[order[pos]]));
+    }
+    tasks = std::move(sorted);
   }
-  tasks = std::move(sorted);
   for (std::size_t i = 1; i < tasks.size(); ++i)
     if (tasks[i - 1].id == tasks[i].id)
       throw std::invalid_argument("duplicate task id " + to_string(tasks[i].id));
@@ -135,8 +138,9 @@ void Cluster::finalize() {
         throw std::invalid_argument("client " + client.id + " offset_sums: task index out of range");
       entry.task = new_index[entry.task];
     }
-    std::sort(client.offset_sums.begin(), client.offset_sums.end(),
-              [](const OffsetSum& a, const OffsetSum& b) { return a.task < b.task; });
+    const auto by_task = [](const OffsetSum& a, const OffsetSum& b) { return a.task < b.task; };
+    if (!std::is_sorted(client.offset_sums.begin(), client.offset_sums.end(), by_task))
+      std::sort(client.offset_sums.begin(), client.offset_sums.end(), by_task);
     for (std::size_t i = 1; i < client.offset_sums.size(); ++i)
       if (client.offset_sums[i - 1].task == client.offset_sums[i].task)
         throw std::invalid_argument("client " + client.id + " offset_sums: a task is listed twice");
