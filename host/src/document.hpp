@@ -109,6 +109,70 @@ class Document {
   std::string text_;  // every scalar's text, one after the other
 };
 
+// ---- the node accessors, inline: the readers call them for every node ---------------------------
+
+inline DocType DocNode::Type() const noexcept { return doc_ ? doc_->nodes_[index_].type : DocType::Undefined; }
+
+inline std::string_view DocNode::Scalar() const noexcept {
+  if (!IsScalar()) return {};
+  const auto& rec = doc_->nodes_[index_];
+  return std::string_view(doc_->text_).substr(rec.first, rec.count);
+}
+
+inline bool DocNode::IsQuoted() const noexcept { return doc_ && doc_->nodes_[index_].quoted; }
+
+inline DocMark DocNode::Mark() const noexcept { return doc_ ? doc_->nodes_[index_].mark : DocMark{}; }
+
+inline std::size_t DocNode::size() const noexcept {
+  if (!doc_) return 0;
+  const auto& rec = doc_->nodes_[index_];
+  if (rec.type == DocType::Map) return rec.count / 2;
+  if (rec.type == DocType::Sequence) return rec.count;
+  return 0;
+}
+
+inline DocNode DocNode::operator[](std::size_t i) const noexcept {
+  if (!IsSequence() || i >= size()) return {};
+  const auto& rec = doc_->nodes_[index_];
+  return {doc_, doc_->children_[rec.first + i]};
+}
+
+inline DocNode::iterator DocNode::begin() const noexcept {
+  iterator it;
+  it.owner_ = *this;
+  it.pos_ = 0;
+  it.load();
+  return it;
+}
+
+inline DocNode::iterator DocNode::end() const noexcept {
+  iterator it;
+  it.owner_ = *this;
+  it.pos_ = doc_ && (IsMap() || IsSequence()) ? doc_->nodes_[index_].count : 0;
+  return it;
+}
+
+inline DocNode::iterator& DocNode::iterator::operator++() noexcept {
+  pos_ += owner_.IsMap() ? 2 : 1;
+  load();
+  return *this;
+}
+
+inline void DocNode::iterator::load() noexcept {
+  entry_ = Entry{};
+  const Document* doc = owner_.doc_;
+  if (!doc || !(owner_.IsMap() || owner_.IsSequence())) return;
+  const auto& rec = doc->nodes_[owner_.index_];
+  if (pos_ >= rec.count) return;
+  const std::uint32_t* kids = doc->children_.data() + rec.first;
+  if (owner_.IsMap()) {
+    entry_.first = DocNode(doc, kids[pos_]);
+    entry_.second = DocNode(doc, kids[pos_ + 1]);
+  } else {
+    static_cast<DocNode&>(entry_) = DocNode(doc, kids[pos_]);
+  }
+}
+
 // Bytes the JSON parser may read past the end of a text (never used): a text whose buffer has
 // this many more bytes is parsed where it is, any other is copied first.
 inline constexpr std::size_t kJsonPadding = 64;
