@@ -8,13 +8,28 @@
 // rack_list/N: one partition listing N racks (YAML), a list that once made the reader quadratic.
 // previous_by_thread/N: a client with N previous actives and the same N in previous_by_thread.
 // cluster_json/N: a generated-like JSON cluster of N tasks over 100 clients (strict JSON: simdjson).
+// end_to_end/N: what `assignor assign --cluster FILE` does with a generated scale-out file of N
+//   tasks over N/100 clients (100 sub-topologies, 4 threads per client, 1 standby, seed 1):
+//   read the file, run Kafka's high_availability (lags, validation, thread split, metrics), write
+//   the JSON. Counters: the file's bytes and each part's share (read_ms, run_ms, write_ms).
 #include <benchmark/benchmark.h>
 
+#include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <string>
+#include <unistd.h>
 
 #include <fmt/format.h>
 
+#include "assignor/host/assignment_io.hpp"
 #include "assignor/host/cluster_reader.hpp"
+#include "assignor/host/cluster_writer.hpp"
+#include "assignor/host/config_reader.hpp"
+#include "assignor/host/plugin_registry.hpp"
+#include "assignor/host/runner.hpp"
+#include "assignor/log.hpp"
+#include "assignor/scenario.hpp"
 
 namespace {
 
@@ -70,6 +85,51 @@ constexpr char kJson[] = "c.json";
 BENCHMARK(read<rack_list, kYaml>)->Name("rack_list")->Arg(20'000)->Arg(200'000)->Unit(benchmark::kMillisecond);
 BENCHMARK(read<previous_by_thread, kYaml>)->Name("previous_by_thread")->Arg(10'000)->Arg(100'000)->Unit(benchmark::kMillisecond);
 BENCHMARK(read<cluster_json, kJson>)->Name("cluster_json")->Arg(10'000)->Arg(100'000)->Unit(benchmark::kMillisecond);
+
+void end_to_end(benchmark::State& state) {
+  const auto tasks = static_cast<std::uint32_t>(state.range(0));
+  ScenarioSpec spec;
+  spec.kind = ScenarioKind::scale_out;
+  spec.clients = tasks / 100;
+  spec.threads = 4;
+  spec.subtopologies = 100;
+  spec.partitions = tasks / 100;
+  spec.standbys = 1;
+  spec.seed = 1;
+  const std::filesystem::path path =
+      std::filesystem::temp_directory_path() / fmt::format("assignor-bench-{}-{}.json", ::getpid(), tasks);
+  std::ofstream(path) << host::cluster_to_json(generate_cluster(spec));
+  set_log_level(LogLevel::error);
+  host::PluginRegistry registry;
+  registry.load_directory(ASSIGNOR_PLUGIN_DIR, host::PluginOrigin::bundled);
+  host::Config config;
+  config.strategy = "high_availability";
+  config.settings.num_standby_replicas = 1;
+  using Clock = std::chrono::steady_clock;
+  double read_ms = 0, run_ms = 0, write_ms = 0;
+  auto ms = [](Clock::duration d) { return std::chrono::duration<double, std::milli>(d).count(); };
+  for (auto _ : state) {
+    const auto t0 = Clock::now();
+    const Cluster cluster = host::read_cluster_file(path);
+    const auto t1 = Clock::now();
+    const host::RunOutcome outcome = host::run_assignment(registry, config, cluster, config.strategy);
+    const auto t2 = Clock::now();
+    const std::string json = host::assignment_json(cluster, outcome.report);
+    benchmark::DoNotOptimize(json.data());
+    const auto t3 = Clock::now();
+    read_ms += ms(t1 - t0);
+    run_ms += ms(t2 - t1);
+    write_ms += ms(t3 - t2);
+  }
+  const auto n = static_cast<double>(state.iterations());
+  state.counters["bytes"] = static_cast<double>(std::filesystem::file_size(path));
+  state.counters["read_ms"] = read_ms / n;
+  state.counters["run_ms"] = run_ms / n;
+  state.counters["write_ms"] = write_ms / n;
+  std::filesystem::remove(path);
+}
+
+BENCHMARK(end_to_end)->Name("end_to_end")->Arg(10'000)->Arg(100'000)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 
