@@ -142,6 +142,25 @@ LoadedDocument load_document(std::string_view text, const std::string& source, s
   }
 }
 
+LoadedDocument load_json_document(std::string_view text, const std::string& source, std::string_view what,
+                                  std::size_t readable) {
+  const auto first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) throw InputError(fmt::format("{}: empty file (expected {})", source, what));
+  if (text[first] != '{')
+    throw InputError(fmt::format("{}: expected {} (a JSON object, starting with '{{')", source, what));
+  try {
+    if (auto json = parse_json_document(text, source, readable)) return {std::move(json)};
+    try {
+      (void)parse_yaml_document(text, source, what);
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("{} (not valid JSON)", e.what()));
+    }
+    throw InputError(fmt::format("{}: not valid JSON (expected {}, strict JSON as programs write it)", source, what));
+  } catch (const std::bad_alloc&) {
+    throw InputError(fmt::format("{}: ran out of memory reading this {}-byte file", source, text.size()));
+  }
+}
+
 // ---- strict scalar conversions ----------------------------------------------------------------
 
 IntParse parse_int64(std::string_view text, std::int64_t& out) {

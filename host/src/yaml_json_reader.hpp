@@ -77,6 +77,12 @@ struct LoadedDocument {
 LoadedDocument load_document(std::string_view text, const std::string& source, std::string_view what,
                              std::uint64_t max_bytes = InputLimits{}.max_file_bytes, std::size_t readable = 0);
 
+// A document that must be strict JSON (a file a program wrote, e.g. an assignment): one JSON
+// object; anything else is refused, with the place where its syntax breaks when YAML (a superset
+// of JSON) finds one.
+LoadedDocument load_json_document(std::string_view text, const std::string& source, std::string_view what,
+                                  std::size_t readable = 0);
+
 // ---- strict scalar conversions ----------------------------------------------------------------
 
 // A plain (unquoted) scalar: numbers and booleans must not be quoted strings.

@@ -315,30 +315,35 @@ TEST_F(AssignmentIoTest, ReadInputErrorsNameTheFile) {
   EXPECT_THAT(input_error([&] { read_assignment_file(missing, cluster_); }),
               AllOf(HasSubstr(missing.string()), HasSubstr("no such file")));
   EXPECT_THAT(error(""), AllOf(HasSubstr("assignment.json"), HasSubstr("empty file")));
-  EXPECT_THAT(error("strategy: x\n"), AllOf(HasSubstr("assignment.json"), HasSubstr("not valid JSON")));
-  EXPECT_THAT(error("[1, 2]"), AllOf(HasSubstr("assignment.json"), HasSubstr("expected a JSON object")));
+  EXPECT_THAT(error("strategy: x\n"),
+              AllOf(HasSubstr("assignment.json"), HasSubstr("expected an assignment JSON object (a JSON object")));
+  EXPECT_THAT(error("[1, 2]"), AllOf(HasSubstr("assignment.json"), HasSubstr("(a JSON object, starting with '{')")));
+  // Strict JSON only, and a syntax error says where it is.
+  EXPECT_THAT(error("{assignment: {}}"), AllOf(HasSubstr("assignment.json"), HasSubstr("not valid JSON")));
+  EXPECT_THAT(error("{\"assignment\": {\n  \"alpha\": [}\n"),
+              AllOf(HasSubstr("assignment.json:2:"), HasSubstr("(not valid JSON)")));
   EXPECT_THAT(error(R"({"strategy": "x"})"), AllOf(HasSubstr("assignment.json"), HasSubstr("no \"assignment\"")));
   EXPECT_THAT(error(R"({"assignment": []})"),
-              AllOf(HasSubstr("assignment.json"), HasSubstr("assignment: expected an object of clients, got array")));
+              AllOf(HasSubstr("assignment.json"), HasSubstr("assignment.json:1:16: assignment: expected an object of clients, got a list")));
   EXPECT_THAT(error(R"({"strategy": 5, "assignment": {}})"),
-              AllOf(HasSubstr("assignment.json"), HasSubstr("strategy: expected a string, got number")));
+              AllOf(HasSubstr("assignment.json"), HasSubstr("strategy: expected a string, got '5'")));
   EXPECT_THAT(error(R"({"assignment": {}, "extra": 1})"),
               AllOf(HasSubstr("assignment.json"), HasSubstr("unknown key 'extra'")));
   EXPECT_THAT(error(R"({"assignment": {}, "probing_rebalance": {"needed": "yes"}})"),
-              AllOf(HasSubstr("assignment.json"), HasSubstr("probing_rebalance.needed: expected true or false")));
+              AllOf(HasSubstr("assignment.json"), HasSubstr("probing_rebalance.needed: expected a boolean (true or false), got the string \"yes\"")));
   EXPECT_THAT(error(R"({"assignment": {}, "probing_rebalance": true})"),
-              AllOf(HasSubstr("assignment.json"), HasSubstr("probing_rebalance: expected an object")));
+              AllOf(HasSubstr("assignment.json"), HasSubstr("probing_rebalance: expected a map, got 'true'")));
 }
 
 TEST_F(AssignmentIoTest, ReadInputErrorsInClientEntries) {
   EXPECT_THAT(error(R"({"assignment": {"alpha": ["0_0"]}})"),
               AllOf(HasSubstr("assignment.json"), HasSubstr("client 'alpha'"), HasSubstr("expected an object")));
   EXPECT_THAT(error(R"({"assignment": {"alpha": {"active": "0_0"}}})"),
-              AllOf(HasSubstr("assignment.json"), HasSubstr("client 'alpha': active: expected an array of task id "
-                                                           "strings, got string")));
+              AllOf(HasSubstr("assignment.json"), HasSubstr("assignment.json:1:37: assignment: client 'alpha': active: "
+                                                           "expected an array of task id strings, got the string \"0_0\"")));
   EXPECT_THAT(error(R"({"assignment": {"beta": {"standby": ["0_0", 1]}}})"),
               AllOf(HasSubstr("assignment.json"), HasSubstr("client 'beta': standby: expected an array of task id "
-                                                           "strings, found number")));
+                                                           "strings, found '1'")));
   EXPECT_THAT(error(R"({"assignment": {"beta": {"actives": []}}})"),
               AllOf(HasSubstr("assignment.json"), HasSubstr("client 'beta': unknown key 'actives'; did you mean "
                                                            "'active'?")));

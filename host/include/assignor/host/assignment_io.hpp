@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -51,5 +52,7 @@ struct ParsedAssignment {
 
 // Throws InputError when the file is not an assignment JSON at all (syntax, missing "assignment").
 ParsedAssignment read_assignment_file(const std::filesystem::path& path, const Cluster& cluster);
+// The same from text (`source` names it in messages).
+ParsedAssignment parse_assignment(std::string_view text, const std::string& source, const Cluster& cluster);
 
 }  // namespace assignor::host
