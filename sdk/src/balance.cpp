@@ -1,5 +1,7 @@
 #include "assignor/balance.hpp"
 
+#include "standby_balance.hpp"
+
 #include <algorithm>
 #include <queue>
 #include <stdexcept>
@@ -177,54 +179,14 @@ std::uint64_t place_standbys_least_loaded(const Cluster& cluster, AssignmentDraf
 }
 
 std::uint64_t balance_standbys(const Cluster& cluster, AssignmentDraft& draft) {
-  const std::uint32_t k = draft.standbys_per_task();
   const std::size_t n = cluster.client_count();
-  if (k == 0 || n < 2) return 0;
-  std::vector<std::vector<TaskIndex>> held(n);
-  for (TaskIndex t = 0; t < cluster.task_count(); ++t)
-    for (ClientIndex c : draft.standby_slots(t))
-      if (c != kNoClient) held[c].push_back(t);
+  if (draft.standbys_per_task() == 0 || n < 2) return 0;
+  auto held = detail::standbys_by_client(cluster, draft);
   std::vector<std::uint32_t> counts(n);
   for (ClientIndex c = 0; c < n; ++c) counts[c] = draft.total_count(c);
-  const auto threads = client_threads(cluster);
-  LoadQueue queue(threads, std::move(counts));
-  // A move from s to d is worth it while s stays at least as loaded as d becomes.
-  auto worth = [&](ClientIndex s, ClientIndex d) {
-    return compare_load(queue.count(s) - 1ull, threads[s], queue.count(d) + 1ull, threads[d]) >= 0;
-  };
-  std::vector<std::uint8_t> stuck(n, 0);  // sources with nothing movable to any lighter client
-  std::uint64_t moved = 0;
-  while (true) {
-    ClientIndex source = kNoClient;
-    for (auto it = queue.rbegin(); it != queue.rend(); ++it)
-      if (!stuck[*it] && !held[*it].empty()) {
-        source = *it;
-        break;
-      }
-    if (source == kNoClient) break;
-    bool done = false;
-    for (auto it = queue.begin(); it != queue.end() && !done && *it != source; ++it) {
-      const ClientIndex dest = *it;
-      if (!worth(source, dest)) break;  // destinations only get heavier from here
-      auto& list = held[source];
-      for (std::size_t i = list.size(); i-- > 0;) {
-        const TaskIndex t = list[i];
-        if (draft.holds(t, dest)) continue;
-        draft.remove_standby(t, source);
-        draft.add_standby(t, dest);
-        list.erase(list.begin() + static_cast<std::ptrdiff_t>(i));
-        held[dest].push_back(t);
-        queue.add(source, -1);
-        queue.add(dest, 1);
-        ++moved;
-        done = true;
-        break;
-      }
-    }
-    if (!done) stuck[source] = 1;
-    else std::fill(stuck.begin(), stuck.end(), 0);
-  }
-  return moved;
+  LoadQueue queue(client_threads(cluster), std::move(counts));
+  std::vector<std::uint8_t> stuck(n, 0);
+  return detail::balance_standbys_in_group(queue, queue, held, stuck, draft);
 }
 
 void fill_stateless_by_active_load(const Cluster& cluster, AssignmentDraft& draft) {

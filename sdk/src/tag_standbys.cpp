@@ -5,6 +5,8 @@
 #include <set>
 #include <vector>
 
+#include "standby_balance.hpp"
+
 namespace assignor {
 
 namespace {
@@ -207,60 +209,17 @@ std::uint64_t place_standbys_tag_aware(const Cluster& cluster, std::span<const s
 
 std::uint64_t balance_standbys_within_tags(const Cluster& cluster, std::span<const std::string> tag_keys,
                                            AssignmentDraft& draft) {
-  const std::uint32_t k = draft.standbys_per_task();
   const std::size_t n = cluster.client_count();
-  if (k == 0 || n < 2) return 0;
+  if (draft.standbys_per_task() == 0 || n < 2) return 0;
   const TagIndex tags(cluster, tag_keys);
-  std::vector<std::vector<TaskIndex>> held(n);
-  for (TaskIndex t = 0; t < cluster.task_count(); ++t)
-    for (ClientIndex c : draft.standby_slots(t))
-      if (c != kNoClient) held[c].push_back(t);
+  auto held = detail::standbys_by_client(cluster, draft);
   std::vector<std::uint32_t> counts(n);
   for (ClientIndex c = 0; c < n; ++c) counts[c] = draft.total_count(c);
   GroupLoads loads(cluster, tags, std::move(counts));
-  // A move from s to d is worth it while s stays at least as loaded as d becomes.
-  auto worth = [&](ClientIndex s, ClientIndex d) {
-    return compare_load(loads.count(s) - 1ull, loads.threads(s), loads.count(d) + 1ull, loads.threads(d)) >= 0;
-  };
+  std::vector<std::uint8_t> stuck(n, 0);
   std::uint64_t moved = 0;
-  std::vector<std::uint8_t> stuck(n, 0);  // sources with nothing movable to a lighter client of the group
-  for (std::uint32_t g = 0; g < tags.groups(); ++g) {
-    const auto& members = loads.members(g);
-    if (members.size() < 2) continue;
-    while (true) {
-      ClientIndex source = kNoClient;
-      for (auto it = members.rbegin(); it != members.rend(); ++it)
-        if (!stuck[*it] && !held[*it].empty()) {
-          source = *it;
-          break;
-        }
-      if (source == kNoClient) break;
-      bool done = false;
-      for (auto it = members.begin(); it != members.end() && !done && *it != source; ++it) {
-        const ClientIndex dest = *it;
-        if (!worth(source, dest)) break;  // destinations only get heavier from here
-        auto& list = held[source];
-        for (std::size_t i = list.size(); i-- > 0;) {
-          const TaskIndex t = list[i];
-          if (draft.holds(t, dest)) continue;
-          draft.remove_standby(t, source);
-          draft.add_standby(t, dest);
-          list.erase(list.begin() + static_cast<std::ptrdiff_t>(i));
-          held[dest].push_back(t);
-          loads.add(source, -1);
-          loads.add(dest, 1);
-          ++moved;
-          done = true;
-          break;
-        }
-      }
-      if (!done) {
-        stuck[source] = 1;
-      } else {
-        for (ClientIndex c : members) stuck[c] = 0;
-      }
-    }
-  }
+  for (std::uint32_t g = 0; g < tags.groups(); ++g)
+    if (loads.members(g).size() >= 2) moved += detail::balance_standbys_in_group(loads.members(g), loads, held, stuck, draft);
   return moved;
 }
 

@@ -45,6 +45,7 @@ class LoadQueue {
   auto rbegin() const noexcept { return order_.rbegin(); }
   auto rend() const noexcept { return order_.rend(); }
   std::uint32_t count(ClientIndex c) const noexcept { return counts_[c]; }
+  std::uint32_t threads(ClientIndex c) const noexcept { return threads_[c]; }
 
  private:
   struct ByLoad {
