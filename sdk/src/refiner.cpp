@@ -51,9 +51,12 @@ RefinerResult refine_kip1071(const Cluster& cluster, const AssignmentSettings& s
     if (!cluster.tasks[t].has_logged_store) continue;
     const ClientIndex target = draft.active(t);
     const ClientIndex owner = owners[t];
-    if (target == kNoClient || target == owner) continue;
+    if (target == kNoClient) continue;
+    // A target that is its previous owner is no move; it still restores when that owner is not
+    // caught up (it did not report the task as running), and is then treated like a move to it.
+    const bool moves = target != owner;
     if (lags.caught_up(t, target)) {
-      ++result.granted;
+      if (moves) ++result.granted;
       continue;
     }
     // Keep the task hot: its running owner, else the best caught-up copy.
@@ -74,8 +77,10 @@ RefinerResult refine_kip1071(const Cluster& cluster, const AssignmentSettings& s
       }
     }
     if (keep == kNoClient) {  // nobody is caught up: the move costs the same restore anywhere
-      ++result.granted;
-      ++result.granted_cold;
+      if (moves) {
+        ++result.granted;
+        ++result.granted_cold;
+      }
       continue;
     }
     ++result.staged;

@@ -51,6 +51,37 @@ TEST(Refiner, AMoveToAColdTargetStaysOnTheRunningOwnerWhileTheTargetWarmsUp) {
 
 // The owner left; a caught-up copy keeps the task. When the draft put a standby of it there, the
 // two swap: the target keeps a copy (the standby) and no warmup is spent.
+// A previous owner that did not report the task as running (no offset sum: a restore from scratch)
+// is not kept as the target just because it owned the task: a caught-up copy runs it, the owner
+// warms up. Found by the shared random-group generator (shrunk to this shape).
+TEST(Refiner, AnOwnerThatIsNotCaughtUpIsTreatedLikeAnyColdTarget) {
+  const Cluster c = ClusterBuilder()
+                        .stateful("0_0", 10001)
+                        .client("a").previous_active({"0_0"})
+                        .client("b").previous_standby({"0_0"}).offsets({{"0_0", 10001}})
+                        .build();
+  AssignmentSettings s;
+  s.acceptable_recovery_lag = 0;
+  const LagModel lags(c, s);
+  ASSERT_FALSE(lags.caught_up(0, idx(c, "a")));
+  AssignmentDraft d(c, 0);
+  d.set_active(0, idx(c, "a"));
+  const RefinerResult r = refine_kip1071(c, s, lags, d);
+  EXPECT_EQ(d.active(0), idx(c, "b"));
+  EXPECT_EQ(d.role(0, idx(c, "a")), Role::warmup);
+  EXPECT_EQ(r.granted, 0u);
+  EXPECT_EQ(r.staged, 1u);
+  EXPECT_TRUE(r.probing_rebalance_needed());
+  // Nobody caught up: the owner keeps it, and that is no move (nothing granted).
+  const Cluster cold = ClusterBuilder().stateful("0_0", 10001).client("a").previous_active({"0_0"}).client("b").build();
+  const LagModel cold_lags(cold, s);
+  AssignmentDraft e(cold, 0);
+  e.set_active(0, idx(cold, "a"));
+  const RefinerResult q = refine_kip1071(cold, s, cold_lags, e);
+  EXPECT_EQ(e.active(0), idx(cold, "a"));
+  EXPECT_EQ(q.granted + q.granted_cold + q.staged, 0u);
+}
+
 TEST(Refiner, WithoutTheOwnerACaughtUpCopyKeepsTheTaskAndAStandbySwapsRoles) {
   const Cluster c = ClusterBuilder()
                         .stateful("0_0", 50000)

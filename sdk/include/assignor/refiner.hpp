@@ -2,7 +2,8 @@
 // run after its placement: it turns a target assignment into what the group may run now.
 //
 // For every stateful task with a changelog, in task order, whose target client is not the client
-// running it (its previous active owner):
+// running it (its previous active owner), or is that owner while it is not caught up (it did not
+// report the task as running, -2):
 //   - the move is granted at once when the target is caught up on the task;
 //   - else the task stays hot: on its previous active owner when that one is caught up, else on the
 //     best caught-up copy (a client the target does not name as a standby first, then the least
@@ -18,9 +19,10 @@
 // rebalance (the next rebalance tries again).
 //
 // Differences from Kafka's refiner: processes are clients (a move inside one process does not
-// exist here), and a caught-up copy wins over state on disk when the running client is gone (Kafka
+// exist here); a caught-up copy wins over state on disk when the running client is gone (Kafka
 // grants the move to the on-disk target first, which can leave an active restoring while a
-// caught-up copy exists).
+// caught-up copy exists); and a previous owner counts as running the task only when it reports it
+// so (Kafka's members running a task always do; a cluster file can say otherwise).
 //
 //   AssignmentDraft draft = ...;                      // the strategy's target
 //   const RefinerResult r = refine_kip1071(cluster, settings, lags, draft);
