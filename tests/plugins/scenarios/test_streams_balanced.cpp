@@ -3,12 +3,13 @@
 // standby fixed point and the refiner's promise.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
 
 #include <map>
-#include <random>
 #include <string>
 
 #include "cluster_builder.hpp"
+#include "random_group.hpp"
 #include "strategy_runner.hpp"
 
 namespace assignor {
@@ -51,81 +52,57 @@ TEST(StreamsBalanced, HistoryIsIgnoredAndStatelessTasksContinueTheDeal) {
   EXPECT_THAT(actives_of(c, r.assignment, "b"), ElementsAre("0_1", "1_1"));
 }
 
-// ---- random groups ----
+// ---- random groups (tests/support/random_group.hpp) ----
 
-Cluster random_group(std::uint64_t seed, AssignmentSettings& settings) {
-  std::mt19937_64 rng(seed);
-  auto pick = [&](std::uint64_t lo, std::uint64_t hi) { return lo + rng() % (hi - lo + 1); };
-  Cluster c;
-  for (std::uint64_t s = 0, n = pick(1, 4); s < n; ++s) {
-    const bool logged = pick(0, 2) != 0;
-    for (std::uint64_t p = 0, m = pick(1, 12); p < m; ++p) {
-      Task t;
-      t.id = {static_cast<std::int32_t>(s), static_cast<std::int32_t>(p)};
-      if (logged) t.stores.push_back({"log", true, static_cast<std::int64_t>(pick(0, 100000))});
-      c.tasks.push_back(std::move(t));
-    }
-  }
-  for (std::uint64_t i = 0, n = pick(1, 7); i < n; ++i) {
-    Client client;
-    client.id = "client-" + std::to_string(i);
-    client.threads = static_cast<std::uint32_t>(pick(1, 4));
-    c.clients.push_back(std::move(client));
-  }
-  for (TaskIndex t = 0; t < c.tasks.size(); ++t) {
-    if (pick(0, 2) == 0) continue;
-    auto& owner = c.clients[pick(0, c.clients.size() - 1)];
-    owner.previous_active.push_back(t);
-    if (!c.tasks[t].stores.empty()) owner.offset_sums.push_back({t, -2});
-  }
-  c.finalize();
-  settings.num_standby_replicas = static_cast<std::uint32_t>(pick(0, 2));
-  settings.max_warmup_replicas = static_cast<std::uint32_t>(pick(1, 3));
-  return c;
-}
+// Logged sub-topologies only and no standby history: the skew rule below counts what the assignor
+// itself balances.
+RC_GTEST_PROP(StreamsBalancedRandom, ValidDeterministicStandbysAtKafkasFixedPointAndNoRestoringActive, ()) {
+  testing::GroupShape shape;
+  shape.nonlogged_stores = false;
+  shape.previous_standbys = false;
+  shape.other_copies = false;
+  shape.max_partitions = 12;
+  shape.max_clients = 7;
+  const testing::Group g = *testing::gen_group(shape);
+  const Cluster& c = g.cluster;
+  const AssignmentSettings& s = g.settings;
+  const auto r = builtin_plugins().run("streams_balanced", c, s);
+  const auto explain = [&](const testing::RunResult& run, std::string what) {
+    return [&run, &c, what] { return what + "\n" + describe(c, run.assignment); };
+  };
+  testing::require(r.errors.empty(), explain(r, r.errors.empty() ? "" : r.errors.front().message));
+  testing::require(r.metrics.restoring_actives == 0u, explain(r, "a restoring active"));
+  testing::require(builtin_plugins().run("streams_balanced", c, s).assignment == r.assignment, "not deterministic");
 
-TEST(StreamsBalancedRandom, ValidDeterministicStandbysAtKafkasFixedPointAndNoRestoringActive) {
-  const std::uint64_t base = ::testing::UnitTest::GetInstance()->random_seed();
-  for (std::uint64_t i = 0; i < 300; ++i) {
-    const std::uint64_t seed = base * 1000003u + i;
-    SCOPED_TRACE("seed " + std::to_string(seed) + " (rerun: --gtest_random_seed=" + std::to_string(base) + ")");
-    AssignmentSettings s;
-    const Cluster c = random_group(seed, s);
-    const auto r = builtin_plugins().run("streams_balanced", c, s);
-    ASSERT_TRUE(r.errors.empty()) << r.errors.front().message << "\n" << describe(c, r.assignment);
-    ASSERT_EQ(r.metrics.restoring_actives, 0u) << describe(c, r.assignment);
-    ASSERT_EQ(builtin_plugins().run("streams_balanced", c, s).assignment, r.assignment) << "not deterministic";
-
-    // Without the refiner (the assignor's own answer): no standby can move from one client to
-    // another under Kafka's skew rule (the load being the stateful actives and standbys per thread).
-    const auto raw = builtin_plugins().run("streams_balanced", c, s,
-                                           StrategyParams(std::map<std::string, std::string>{{"refiner", "false"}}));
-    ASSERT_TRUE(raw.errors.empty()) << raw.errors.front().message;
-    std::vector<double> held(c.client_count(), 0);
-    std::vector<std::vector<TaskIndex>> standbys(c.client_count());
-    std::vector<std::vector<bool>> holds(c.client_count(), std::vector<bool>(c.task_count(), false));
-    for (const auto& p : raw.assignment.actives) {
-      holds[p.client][p.task] = true;
-      if (c.tasks[p.task].has_logged_store) held[p.client] += 1;
-    }
-    for (const auto& p : raw.assignment.standbys) {
-      holds[p.client][p.task] = true;
-      held[p.client] += 1;
-      standbys[p.client].push_back(p.task);
-    }
-    for (ClientIndex src = 0; src < c.client_count(); ++src)
-      for (ClientIndex dst = 0; dst < c.client_count(); ++dst) {
-        if (src == dst) continue;
-        const double ts = c.clients[src].threads, td = c.clients[dst].threads;
-        const double skew = held[src] / ts - held[dst] / td;
-        const double proposed = (held[src] - 1) / ts - (held[dst] + 1) / td;
-        const bool movable = skew > 0 && proposed >= 0 && proposed < skew;
-        for (TaskIndex t : standbys[src])
-          ASSERT_FALSE(movable && !holds[dst][t])
-              << "standby " << to_string(c.tasks[t].id) << " could still move from " << c.clients[src].id << " to "
-              << c.clients[dst].id << "\n" << describe(c, raw.assignment);
-      }
+  // Without the refiner (the assignor's own answer): no standby can move from one client to
+  // another under Kafka's skew rule (the load being the stateful actives and standbys per thread).
+  const auto raw = builtin_plugins().run("streams_balanced", c, s,
+                                         StrategyParams(std::map<std::string, std::string>{{"refiner", "false"}}));
+  testing::require(raw.errors.empty(), explain(raw, raw.errors.empty() ? "" : raw.errors.front().message));
+  std::vector<double> held(c.client_count(), 0);
+  std::vector<std::vector<TaskIndex>> standbys(c.client_count());
+  std::vector<std::vector<bool>> holds(c.client_count(), std::vector<bool>(c.task_count(), false));
+  for (const auto& p : raw.assignment.actives) {
+    holds[p.client][p.task] = true;
+    if (c.tasks[p.task].has_logged_store) held[p.client] += 1;
   }
+  for (const auto& p : raw.assignment.standbys) {
+    holds[p.client][p.task] = true;
+    held[p.client] += 1;
+    standbys[p.client].push_back(p.task);
+  }
+  for (ClientIndex src = 0; src < c.client_count(); ++src)
+    for (ClientIndex dst = 0; dst < c.client_count(); ++dst) {
+      if (src == dst) continue;
+      const double ts = c.clients[src].threads, td = c.clients[dst].threads;
+      const double skew = held[src] / ts - held[dst] / td;
+      const double proposed = (held[src] - 1) / ts - (held[dst] + 1) / td;
+      const bool movable = skew > 0 && proposed >= 0 && proposed < skew;
+      for (TaskIndex t : standbys[src])
+        testing::require(!(movable && !holds[dst][t]),
+                         explain(raw, "standby " + to_string(c.tasks[t].id) + " could still move from " +
+                                          c.clients[src].id + " to " + c.clients[dst].id));
+    }
 }
 
 }  // namespace

@@ -3,12 +3,13 @@
 // determinism and the refiner's promise: no active restores while a caught-up client exists.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
 
 #include <map>
-#include <random>
 #include <string>
 
 #include "cluster_builder.hpp"
+#include "random_group.hpp"
 #include "strategy_runner.hpp"
 
 namespace assignor {
@@ -175,77 +176,30 @@ TEST(StreamsSticky, AStandbyGoesBackToThePreviousActiveOwnerFirst) {
   EXPECT_THAT(standbys_of(c, r.assignment, "b"), ElementsAre("0_0"));
 }
 
-// ---- random groups ----
+// ---- random groups (tests/support/random_group.hpp) ----
 
-Cluster random_group(std::uint64_t seed, AssignmentSettings& settings) {
-  std::mt19937_64 rng(seed);
-  auto pick = [&](std::uint64_t lo, std::uint64_t hi) { return lo + rng() % (hi - lo + 1); };
-  Cluster c;
-  const auto subtopologies = pick(1, 4);
-  for (std::uint64_t s = 0; s < subtopologies; ++s) {
-    const auto kind = pick(0, 3);  // stateless, logged, non-logged, mixed
-    for (std::uint64_t p = 0, n = pick(1, 10); p < n; ++p) {
-      Task t;
-      t.id = {static_cast<std::int32_t>(s), static_cast<std::int32_t>(p)};
-      if (kind == 1 || kind == 3) t.stores.push_back({"log", true, static_cast<std::int64_t>(pick(0, 200000))});
-      if (kind == 2 || kind == 3) t.stores.push_back({"mem", false, 0});
-      c.tasks.push_back(std::move(t));
-    }
-  }
-  for (std::uint64_t i = 0, n = pick(1, 8); i < n; ++i) {
-    Client client;
-    client.id = "client-" + std::to_string(i);
-    client.threads = static_cast<std::uint32_t>(pick(1, 3));
-    c.clients.push_back(std::move(client));
-  }
-  for (TaskIndex t = 0; t < c.tasks.size(); ++t) {
-    const bool logged = !c.tasks[t].stores.empty() && c.tasks[t].stores[0].logged;
-    const std::int64_t end = logged ? c.tasks[t].stores[0].changelog_end_offset : 0;
-    if (pick(0, 3) != 0) {
-      auto& owner = c.clients[pick(0, c.clients.size() - 1)];
-      owner.previous_active.push_back(t);
-      if (logged) owner.offset_sums.push_back({t, -2});
-    }
-    if (!logged) continue;
-    for (auto& client : c.clients) {
-      if (!client.previous_active.empty() && client.previous_active.back() == t) continue;
-      const auto roll = pick(0, 5);
-      if (roll == 0) {
-        client.previous_standby.push_back(t);
-        client.offset_sums.push_back({t, end - static_cast<std::int64_t>(pick(0, 30000))});
-      } else if (roll == 1) {
-        client.offset_sums.push_back({t, static_cast<std::int64_t>(pick(0, static_cast<std::uint64_t>(end)))});
-      }
-    }
-  }
-  c.finalize();
-  settings.num_standby_replicas = static_cast<std::uint32_t>(pick(0, 2));
-  settings.max_warmup_replicas = static_cast<std::uint32_t>(pick(1, 4));
-  return c;
-}
-
-TEST(StreamsStickyRandom, GroupsAreValidDeterministicAndNeverRestoreWhileACaughtUpClientExists) {
-  const std::uint64_t base = ::testing::UnitTest::GetInstance()->random_seed();
-  for (std::uint64_t i = 0; i < 500; ++i) {
-    const std::uint64_t seed = base * 1000003u + i;
-    SCOPED_TRACE("seed " + std::to_string(seed) + " (rerun: --gtest_random_seed=" + std::to_string(base) + ")");
-    AssignmentSettings s;
-    const Cluster c = random_group(seed, s);
-    const auto r = builtin_plugins().run("streams_sticky", c, s);
-    ASSERT_TRUE(r.errors.empty()) << r.errors.front().message << "\n" << describe(c, r.assignment);
-    ASSERT_EQ(r.metrics.restoring_actives, 0u) << describe(c, r.assignment);
-    ASSERT_LE(r.assignment.warmups.size(), s.max_warmup_replicas);
-    if (!r.assignment.warmups.empty()) {
-      ASSERT_TRUE(r.assignment.probing_rebalance);
-    }
-    const auto again = builtin_plugins().run("streams_sticky", c, s);
-    ASSERT_EQ(again.assignment, r.assignment) << "not deterministic";
-    // Without the refiner: never a warmup, never probing, and every task placed all the same.
-    const auto raw = builtin_plugins().run("streams_sticky", c, s, refiner_param(false));
-    ASSERT_TRUE(raw.errors.empty()) << raw.errors.front().message;
-    ASSERT_THAT(raw.assignment.warmups, IsEmpty());
-    ASSERT_FALSE(raw.assignment.probing_rebalance);
-  }
+RC_GTEST_PROP(StreamsStickyRandom, GroupsAreValidDeterministicAndNeverRestoreWhileACaughtUpClientExists, ()) {
+  testing::GroupShape shape;
+  shape.max_threads = 3;
+  shape.max_warmups = 4;
+  const testing::Group g = *testing::gen_group(shape);
+  const Cluster& c = g.cluster;
+  const AssignmentSettings& s = g.settings;
+  const auto r = builtin_plugins().run("streams_sticky", c, s);
+  const auto explain = [&](const testing::RunResult& run, std::string what) {
+    return [&run, &c, what] { return what + "\n" + describe(c, run.assignment); };
+  };
+  testing::require(r.errors.empty(), explain(r, r.errors.empty() ? "" : r.errors.front().message));
+  testing::require(r.metrics.restoring_actives == 0u, explain(r, "a restoring active"));
+  testing::require(r.assignment.warmups.size() <= s.max_warmup_replicas, explain(r, "too many warmups"));
+  if (!r.assignment.warmups.empty())
+    testing::require(r.assignment.probing_rebalance, explain(r, "warmups without a probing rebalance"));
+  testing::require(builtin_plugins().run("streams_sticky", c, s).assignment == r.assignment, "not deterministic");
+  // Without the refiner: never a warmup, never probing, and every task placed all the same.
+  const auto raw = builtin_plugins().run("streams_sticky", c, s, refiner_param(false));
+  testing::require(raw.errors.empty(), explain(raw, raw.errors.empty() ? "" : raw.errors.front().message));
+  testing::require(raw.assignment.warmups.empty() && !raw.assignment.probing_rebalance,
+                   explain(raw, "warmups or probing without the refiner"));
 }
 
 }  // namespace
