@@ -3,12 +3,13 @@
 // ClientTagAwareStandbyTaskAssignorTest, generated rack scenarios, and random groups.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
 
-#include <random>
 #include <set>
 
 #include "assignor/scenario.hpp"
 #include "cluster_builder.hpp"
+#include "random_group.hpp"
 #include "strategy_runner.hpp"
 
 namespace assignor {
@@ -23,6 +24,11 @@ std::vector<std::uint32_t> per_client(const Cluster& c, const std::vector<Placem
   std::vector<std::uint32_t> n(c.client_count(), 0);
   for (const auto& p : list) ++n[p.client];
   return n;
+}
+
+bool same_counts(const Cluster& c, const Assignment& a, const Assignment& b) {
+  return per_client(c, a.actives) == per_client(c, b.actives) && per_client(c, a.standbys) == per_client(c, b.standbys) &&
+         per_client(c, a.warmups) == per_client(c, b.warmups) && a.probing_rebalance == b.probing_rebalance;
 }
 
 void expect_equal_counts(const Cluster& c, const Assignment& a, const Assignment& b) {
@@ -243,127 +249,52 @@ TEST(TagAwareStrategies, StickyKeepsPreviousStandbysThatAreWellSpread) {
 
 // --- random groups -------------------------------------------------------------------------------
 
-struct RandomCase {
-  Cluster cluster;
-  AssignmentSettings settings;
-};
-
-// Like high_availability's random groups, with racks on clients and partitions, and sometimes tags.
-RandomCase random_case(std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  auto pick = [&](std::uint64_t lo, std::uint64_t hi) { return lo + rng() % (hi - lo + 1); };
-  RandomCase rc;
-  Cluster& c = rc.cluster;
-  const auto racks = pick(1, 3);
-  for (std::uint64_t r = 0; r < racks; ++r) c.racks.push_back("rack-" + std::to_string(r));
-  const auto subtopologies = pick(1, 4);
-  for (std::uint64_t s = 0; s < subtopologies; ++s) {
-    const auto kind = pick(0, 3);  // 0 stateless, 1 logged, 2 non-logged, 3 mixed
-    for (std::uint64_t p = 0, n = pick(1, 8); p < n; ++p) {
-      Task t;
-      t.id = {static_cast<std::int32_t>(s), static_cast<std::int32_t>(p)};
-      if (kind == 1 || kind == 3) t.stores.push_back({"log", true, static_cast<std::int64_t>(pick(0, 200000))});
-      if (kind == 2 || kind == 3) t.stores.push_back({"mem", false, 0});
-      PartitionRef ref{"topic-" + std::to_string(s), static_cast<std::int32_t>(p), {}};
-      for (RackIndex r = 0; r < racks; ++r)
-        if (pick(0, 2) == 0) ref.racks.push_back(r);
-      t.partitions.push_back(ref);
-      c.tasks.push_back(std::move(t));
-    }
-  }
-  const auto clients = pick(1, 8);
-  const bool tags = pick(0, 1) == 1;
-  for (std::uint64_t i = 0; i < clients; ++i) {
-    Client client;
-    client.id = "client-" + std::to_string(i);
-    client.threads = static_cast<std::uint32_t>(pick(1, 4));
-    client.rack = static_cast<RackIndex>(pick(0, racks - 1));
-    if (tags) client.tags = {{"zone", "z" + std::to_string(pick(0, 2))}, {"cluster", "k" + std::to_string(pick(0, 1))}};
-    c.clients.push_back(std::move(client));
-  }
-  for (TaskIndex t = 0; t < c.tasks.size(); ++t) {
-    if (pick(0, 3) != 0) {
-      const auto owner = pick(0, clients - 1);
-      c.clients[owner].previous_active.push_back(t);
-      if (!c.tasks[t].stores.empty() && pick(0, 4) != 0) c.clients[owner].offset_sums.push_back({t, -2});
-    }
-    for (auto& client : c.clients) {
-      if (c.tasks[t].stores.empty() || pick(0, 2) != 0) continue;
-      bool known = false;
-      for (auto& o : client.offset_sums) known = known || o.task == t;
-      for (auto x : client.previous_active) known = known || x == t;
-      if (known) continue;
-      std::int64_t end = 0;
-      for (auto& st : c.tasks[t].stores) end += st.logged ? st.changelog_end_offset : 0;
-      client.offset_sums.push_back({t, static_cast<std::int64_t>(pick(0, static_cast<std::uint64_t>(end)))});
-    }
-  }
-  c.finalize();
-  rc.settings.num_standby_replicas = static_cast<std::uint32_t>(pick(0, 2));
-  rc.settings.max_warmup_replicas = static_cast<std::uint32_t>(pick(1, 3));
-  const std::int64_t lags[] = {0, 100, 10000, 150000};
-  rc.settings.acceptable_recovery_lag = lags[pick(0, 3)];
-  const RackAwareStrategy strategies[] = {RackAwareStrategy::none, RackAwareStrategy::min_traffic,
-                                          RackAwareStrategy::balance_subtopology};
-  rc.settings.rack_aware.strategy = strategies[pick(0, 2)];
-  if (tags) rc.settings.rack_aware.tags = {"zone", "cluster"};
-  if (pick(0, 3) == 0) rc.settings.rack_aware.traffic_cost = static_cast<std::int64_t>(pick(0, 20));
-  if (pick(0, 3) == 0) rc.settings.rack_aware.non_overlap_cost = static_cast<std::int64_t>(pick(0, 20));
-  return rc;
+// Random groups with racks on clients and partitions, sometimes tags, and random rack-aware settings
+// (tests/support/random_group.hpp).
+testing::GroupShape rack_shape() {
+  testing::GroupShape shape;
+  shape.racks = true;
+  shape.max_partitions = 8;
+  return shape;
 }
 
-TEST(MinTrafficRandom, FiveHundredGroupsAreValidNeverRestoreAndKeepHighAvailabilityCounts) {
-  const std::uint64_t base = ::testing::UnitTest::GetInstance()->random_seed();
-  for (std::uint64_t i = 0; i < 500; ++i) {
-    const std::uint64_t seed = base * 1000003u + i;
-    SCOPED_TRACE("seed " + std::to_string(seed) + " (rerun: --gtest_random_seed=" + std::to_string(base) + ")");
-    const RandomCase rc = random_case(seed);
-    const auto mt = builtin_plugins().run("min_traffic", rc.cluster, rc.settings);
-    ASSERT_TRUE(mt.errors.empty()) << mt.errors.front().message << "\n" << describe(rc.cluster, mt.assignment);
-    ASSERT_EQ(mt.metrics.restoring_actives, 0u) << describe(rc.cluster, mt.assignment);
-    if (rc.cluster.client_count() > rc.settings.num_standby_replicas) {
-      ASSERT_EQ(mt.metrics.standby_shortfall, 0u) << describe(rc.cluster, mt.assignment);
-    }
-    if (!mt.assignment.warmups.empty()) {
-      ASSERT_TRUE(mt.assignment.probing_rebalance);
-    }
-    // high_availability_plus with the same settings but no optimiser: same counts, no less traffic.
-    AssignmentSettings plain = rc.settings;
-    plain.rack_aware.strategy = RackAwareStrategy::none;
-    const auto ha = builtin_plugins().run("high_availability_plus", rc.cluster, plain,
-                                          packing_like_min_traffic());
-    ASSERT_TRUE(ha.errors.empty());
-    expect_equal_counts(rc.cluster, ha.assignment, mt.assignment);
-    if (ha.metrics.cross_rack_traffic) {
-      ASSERT_LE(*mt.metrics.cross_rack_traffic, *ha.metrics.cross_rack_traffic);
-    }
-    // Tag spread never suffers from the optimiser.
-    if (!rc.settings.rack_aware.tags.empty()) {
-      ASSERT_LE(*mt.metrics.tag_spread_shortfall, *ha.metrics.tag_spread_shortfall);
-    }
-    if (i % 10 == 0) {
-      const auto again = builtin_plugins().run("min_traffic", rc.cluster, rc.settings);
-      ASSERT_EQ(again.assignment, mt.assignment) << "not deterministic";
-    }
-  }
+RC_GTEST_PROP(MinTrafficRandom, ValidNeverRestoringAndKeepsHighAvailabilityCounts, ()) {
+  const testing::Group g = *testing::gen_group(rack_shape());
+  const Cluster& c = g.cluster;
+  const auto explain = [&c](const testing::RunResult& r, std::string what) {
+    return [&r, &c, what] { return what + "\n" + describe(c, r.assignment); };
+  };
+  const auto mt = builtin_plugins().run("min_traffic", c, g.settings);
+  testing::require(mt.errors.empty(), explain(mt, mt.errors.empty() ? "" : mt.errors.front().message));
+  testing::require(mt.metrics.restoring_actives == 0u, explain(mt, "a restoring active"));
+  if (c.client_count() > g.settings.num_standby_replicas)
+    testing::require(mt.metrics.standby_shortfall == 0u, explain(mt, "a standby that fits is missing"));
+  if (!mt.assignment.warmups.empty())
+    testing::require(mt.assignment.probing_rebalance, explain(mt, "warmups without a probing rebalance"));
+  // high_availability_plus with the same settings but no optimiser: same counts, no less traffic.
+  AssignmentSettings plain = g.settings;
+  plain.rack_aware.strategy = RackAwareStrategy::none;
+  const auto ha = builtin_plugins().run("high_availability_plus", c, plain, packing_like_min_traffic());
+  testing::require(ha.errors.empty(), explain(ha, "high_availability_plus: invalid"));
+  testing::require(same_counts(c, ha.assignment, mt.assignment), explain(mt, "per-client counts differ from the packing's"));
+  if (ha.metrics.cross_rack_traffic)
+    testing::require(*mt.metrics.cross_rack_traffic <= *ha.metrics.cross_rack_traffic, explain(mt, "more cross-rack traffic"));
+  // Tag spread never suffers from the optimiser.
+  if (!g.settings.rack_aware.tags.empty())
+    testing::require(*mt.metrics.tag_spread_shortfall <= *ha.metrics.tag_spread_shortfall, explain(mt, "worse tag spread"));
+  testing::require(builtin_plugins().run("min_traffic", c, g.settings).assignment == mt.assignment, "not deterministic");
 }
 
-TEST(MinTrafficRandom, HighAvailabilityAndStickyStayValidWithRackAwareSettings) {
-  const std::uint64_t base = ::testing::UnitTest::GetInstance()->random_seed();
-  for (std::uint64_t i = 0; i < 300; ++i) {
-    const std::uint64_t seed = base * 7919u + i;
-    SCOPED_TRACE("seed " + std::to_string(seed));
-    const RandomCase rc = random_case(seed);
-    const auto ha = builtin_plugins().run("high_availability", rc.cluster, rc.settings);
-    ASSERT_TRUE(ha.errors.empty()) << ha.errors.front().message;
-    ASSERT_EQ(ha.metrics.restoring_actives, 0u);
-    const auto sticky = builtin_plugins().run("sticky", rc.cluster, rc.settings);
-    ASSERT_TRUE(sticky.errors.empty()) << sticky.errors.front().message;
-    if (rc.cluster.client_count() > rc.settings.num_standby_replicas) {
-      ASSERT_EQ(ha.metrics.standby_shortfall, 0u);
-      ASSERT_EQ(sticky.metrics.standby_shortfall, 0u);
-    }
-  }
+RC_GTEST_PROP(MinTrafficRandom, HighAvailabilityAndStickyStayValidWithRackAwareSettings, ()) {
+  const testing::Group g = *testing::gen_group(rack_shape());
+  const auto ha = builtin_plugins().run("high_availability", g.cluster, g.settings);
+  testing::require(ha.errors.empty(), ha.errors.empty() ? "" : ha.errors.front().message);
+  testing::require(ha.metrics.restoring_actives == 0u, [&] { return "a restoring active\n" + describe(g.cluster, ha.assignment); });
+  const auto sticky = builtin_plugins().run("sticky", g.cluster, g.settings);
+  testing::require(sticky.errors.empty(), sticky.errors.empty() ? "" : sticky.errors.front().message);
+  if (g.cluster.client_count() > g.settings.num_standby_replicas)
+    testing::require(ha.metrics.standby_shortfall == 0u && sticky.metrics.standby_shortfall == 0u,
+                     "a standby that fits is missing");
 }
 
 }  // namespace

@@ -5,12 +5,13 @@
 // the quota rule and determinism.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
 
 #include <algorithm>
-#include <random>
 #include <set>
 
 #include "cluster_builder.hpp"
+#include "random_group.hpp"
 #include "strategy_runner.hpp"
 
 namespace assignor {
@@ -338,123 +339,64 @@ TEST(Sticky, BalancesEvenWhenThatRestoresStateLagsAreIgnored) {
   EXPECT_EQ(r.metrics.restoring_actives, 1u);
 }
 
-// ---- 1,000 random groups ----
+// ---- random groups (tests/support/random_group.hpp) ----
 
-struct RandomCase {
-  Cluster cluster;
-  AssignmentSettings settings;
-};
-
-RandomCase random_case(std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  auto pick = [&](std::uint64_t lo, std::uint64_t hi) { return lo + rng() % (hi - lo + 1); };  // inclusive
-  RandomCase rc;
-  Cluster& c = rc.cluster;
-  const auto subtopologies = pick(1, 4);
-  for (std::uint64_t s = 0; s < subtopologies; ++s) {
-    const auto kind = pick(0, 3);  // 0 stateless, 1 logged, 2 non-logged, 3 mixed
-    const auto partitions = pick(1, 10);
-    for (std::uint64_t p = 0; p < partitions; ++p) {
-      Task t;
-      t.id = {static_cast<std::int32_t>(s), static_cast<std::int32_t>(p)};
-      if (kind == 1 || kind == 3) t.stores.push_back({"log", true, static_cast<std::int64_t>(pick(0, 200000))});
-      if (kind == 2 || kind == 3) t.stores.push_back({"mem", false, 0});
-      c.tasks.push_back(std::move(t));
-    }
-  }
-  const auto clients = pick(1, 8);
-  for (std::uint64_t i = 0; i < clients; ++i) {
-    Client client;
-    client.id = "client-" + std::to_string(i);
-    client.threads = static_cast<std::uint32_t>(pick(1, 4));
-    c.clients.push_back(std::move(client));
-  }
-  // History skewed towards a few clients so that quotas bite; some tasks are orphans.
-  const auto favourite = pick(0, clients - 1);
-  for (TaskIndex t = 0; t < c.tasks.size(); ++t) {
-    const auto roll = pick(0, 5);
-    if (roll <= 3) {
-      const auto owner = roll <= 1 ? favourite : pick(0, clients - 1);
-      c.clients[owner].previous_active.push_back(t);
-    }
-    if (c.tasks[t].stores.empty()) continue;
-    for (auto& client : c.clients) {
-      if (pick(0, 3) != 0) continue;
-      if (std::find(client.previous_active.begin(), client.previous_active.end(), t) != client.previous_active.end())
-        continue;
-      client.previous_standby.push_back(t);
-    }
-  }
-  c.finalize();
-  rc.settings.num_standby_replicas = static_cast<std::uint32_t>(pick(0, 3));
-  return rc;
+// History skewed towards one client so that quotas bite; some tasks are orphans.
+testing::GroupShape sticky_shape() {
+  testing::GroupShape shape;
+  shape.skewed_history = true;
+  shape.max_standbys = 3;
+  return shape;
 }
 
-TEST(StickyRandom, ThousandGroupsAreValidBalancedStickyAndDeterministic) {
-  const std::uint64_t base = ::testing::UnitTest::GetInstance()->random_seed();
-  for (std::uint64_t i = 0; i < 1000; ++i) {
-    const std::uint64_t seed = base * 1000003u + i;
-    SCOPED_TRACE("seed " + std::to_string(seed) + " (rerun: --gtest_random_seed=" + std::to_string(base) + ")");
-    const RandomCase rc = random_case(seed);
-    const Cluster& c = rc.cluster;
-    const auto r = builtin_plugins().run("sticky", c, rc.settings);
-    ASSERT_TRUE(r.errors.empty()) << r.errors.front().message << "\n" << describe(c, r.assignment);
-    ASSERT_THAT(r.assignment.warmups, IsEmpty());
-    ASSERT_FALSE(r.assignment.probing_rebalance);
-    // Balanced actives, always: the quota never lets history unbalance them.
-    ASSERT_LE(r.metrics.active_load_spread, 1.0) << describe(c, r.assignment);
-    // Sticky up to the quota: a previous owner loses a task only when it ends at least at its base
-    // share (floor(tasks / threads) per thread).
-    const std::uint64_t per_thread = c.task_count() / c.total_threads();
-    std::vector<std::uint64_t> actives(c.client_count(), 0);
-    for (const auto& p : r.assignment.actives) ++actives[p.client];
-    const auto previous = c.previous_active_owner();
-    for (const auto& p : r.assignment.actives) {
-      const ClientIndex owner = previous[p.task];
-      if (owner != kNoClient && owner != p.client) {
-        ASSERT_GE(actives[owner], per_thread * c.clients[owner].threads)
-            << "task " << to_string(c.tasks[p.task].id) << " left " << c.clients[owner].id << "\n"
-            << describe(c, r.assignment);
-      }
-    }
-    // Every standby that fits is placed.
-    std::uint64_t logged = 0;
-    for (const auto& t : c.tasks) logged += t.has_logged_store ? 1 : 0;
-    const std::uint64_t k = rc.settings.num_standby_replicas;
-    const std::uint64_t fits = std::min<std::uint64_t>(k, c.client_count() - 1);
-    ASSERT_EQ(r.metrics.standby_shortfall, logged * (k - fits)) << describe(c, r.assignment);
-    const auto again = builtin_plugins().run("sticky", c, rc.settings);
-    ASSERT_EQ(again.assignment, r.assignment) << "not deterministic";
+RC_GTEST_PROP(StickyRandom, GroupsAreValidBalancedStickyAndDeterministic, ()) {
+  const testing::Group g = *testing::gen_group(sticky_shape());
+  const Cluster& c = g.cluster;
+  const auto r = builtin_plugins().run("sticky", c, g.settings);
+  const auto explain = [&](std::string what) { return [&r, &c, what] { return what + "\n" + describe(c, r.assignment); }; };
+  testing::require(r.errors.empty(), explain(r.errors.empty() ? "" : r.errors.front().message));
+  testing::require(r.assignment.warmups.empty() && !r.assignment.probing_rebalance, explain("warmups or probing"));
+  // Balanced actives, always: the quota never lets history unbalance them.
+  testing::require(r.metrics.active_load_spread <= 1.0, explain("active load spread above 1"));
+  // Sticky up to the quota: a previous owner loses a task only when it ends at least at its base
+  // share (floor(tasks / threads) per thread).
+  const std::uint64_t per_thread = c.task_count() / c.total_threads();
+  std::vector<std::uint64_t> actives(c.client_count(), 0);
+  for (const auto& p : r.assignment.actives) ++actives[p.client];
+  const auto previous = c.previous_active_owner();
+  for (const auto& p : r.assignment.actives) {
+    const ClientIndex owner = previous[p.task];
+    if (owner != kNoClient && owner != p.client)
+      testing::require(actives[owner] >= per_thread * c.clients[owner].threads,
+                       explain("task " + to_string(c.tasks[p.task].id) + " left " + c.clients[owner].id));
   }
+  // Every standby that fits is placed.
+  std::uint64_t logged = 0;
+  for (const auto& t : c.tasks) logged += t.has_logged_store ? 1 : 0;
+  const std::uint64_t k = g.settings.num_standby_replicas;
+  const std::uint64_t fits = std::min<std::uint64_t>(k, c.client_count() - 1);
+  testing::require(r.metrics.standby_shortfall == logged * (k - fits), explain("a standby that fits is missing"));
+  testing::require(builtin_plugins().run("sticky", c, g.settings).assignment == r.assignment, "not deterministic");
 }
 
 // The same groups through fallback_prior, which is the sticky placement with every previous active
-// preserved: valid, nothing moves, always a probing rebalance, deterministic.
-TEST(FallbackPriorRandom, ThousandGroupsKeepEveryPreviousActiveAndAskForProbing) {
-  const std::uint64_t base = ::testing::UnitTest::GetInstance()->random_seed();
-  for (std::uint64_t i = 0; i < 1000; ++i) {
-    const std::uint64_t seed = base * 1000033u + i;
-    SCOPED_TRACE("seed " + std::to_string(seed) + " (rerun: --gtest_random_seed=" + std::to_string(base) + ")");
-    RandomCase rc = random_case(seed);
-    rc.cluster.end_offsets_known = (i % 2) == 0;
-    const Cluster& c = rc.cluster;
-    const auto r = builtin_plugins().run("fallback_prior", c, rc.settings);
-    ASSERT_TRUE(r.errors.empty()) << r.errors.front().message << "\n" << describe(c, r.assignment);
-    ASSERT_THAT(r.assignment.warmups, IsEmpty());
-    ASSERT_TRUE(r.assignment.probing_rebalance);
-    ASSERT_EQ(r.metrics.active_moves, 0u) << describe(c, r.assignment);
-    const auto previous = c.previous_active_owner();
-    for (const auto& p : r.assignment.actives) {
-      if (previous[p.task] != kNoClient) {
-        ASSERT_EQ(previous[p.task], p.client);
-      }
-    }
-    if (c.client_count() > rc.settings.num_standby_replicas) {
-      ASSERT_EQ(r.metrics.standby_shortfall, 0u) << describe(c, r.assignment);
-    }
-    const auto again = builtin_plugins().run("fallback_prior", c, rc.settings);
-    ASSERT_EQ(again.assignment, r.assignment) << "not deterministic";
-  }
+// preserved: valid, nothing moves, always a probing rebalance, deterministic; end offsets known or not.
+RC_GTEST_PROP(FallbackPriorRandom, GroupsKeepEveryPreviousActiveAndAskForProbing, ()) {
+  testing::Group g = *testing::gen_group(sticky_shape());
+  g.cluster.end_offsets_known = *rc::gen::arbitrary<bool>();
+  const Cluster& c = g.cluster;
+  const auto r = builtin_plugins().run("fallback_prior", c, g.settings);
+  const auto explain = [&](std::string what) { return [&r, &c, what] { return what + "\n" + describe(c, r.assignment); }; };
+  testing::require(r.errors.empty(), explain(r.errors.empty() ? "" : r.errors.front().message));
+  testing::require(r.assignment.warmups.empty() && r.assignment.probing_rebalance, explain("warmups, or no probing"));
+  testing::require(r.metrics.active_moves == 0u, explain("an active moved"));
+  const auto previous = c.previous_active_owner();
+  for (const auto& p : r.assignment.actives)
+    testing::require(previous[p.task] == kNoClient || previous[p.task] == p.client, explain("an active moved"));
+  if (c.client_count() > g.settings.num_standby_replicas)
+    testing::require(r.metrics.standby_shortfall == 0u, explain("a standby that fits is missing"));
+  testing::require(builtin_plugins().run("fallback_prior", c, g.settings).assignment == r.assignment,
+                   "not deterministic");
 }
 
 }  // namespace

@@ -3,18 +3,19 @@
 // deterministic. Random groups print their seed on failure.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
 
 #include <algorithm>
 #include <iostream>
 #include <limits>
 #include <map>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "assignor/errors.hpp"
 #include "assignor/scenario.hpp"
 #include "cluster_builder.hpp"
+#include "random_group.hpp"
 #include "strategy_runner.hpp"
 
 namespace assignor {
@@ -197,91 +198,32 @@ TEST(Weighted, ZipfScaleOutIsBalancedByWeightUnlikeCountStrategies) {
             << count.metrics.active_moves << "); largest weight per thread " << bound(c) << "\n";
 }
 
-// Random groups: skewed, uniform and unit weights; random threads, history, lags and settings.
-struct RandomCase {
-  Cluster cluster;
-  AssignmentSettings settings;
-};
+// Random groups (tests/support/random_group.hpp): unit, uniform, Zipf-like and one-hot weights;
+// random threads, history, lags and settings.
+RC_GTEST_PROP(WeightedRandom, BalancedWithinTheLargestWeightAndNeverRestoring, ()) {
+  testing::GroupShape shape;
+  shape.weights = true;
+  const testing::Group g = *testing::gen_group(shape);
+  const Cluster& c = g.cluster;
+  const double limit = bound(c) + 1e-9;
+  const auto explain = [&c](const testing::RunResult& r, std::string what) {
+    return [&r, &c, what] { return what + "\n" + describe(c, r.assignment); };
+  };
+  const auto target = run("weighted", c, g.settings, kTargetOnly);
+  testing::require(target.errors.empty(), explain(target, "invalid target"));
+  testing::require(target.metrics.weighted_load_spread <= limit, explain(target, "target spread above the bound"));
+  const auto lm_target = run("least_movement", c, g.settings, kLeastMovementByWeightTarget);
+  testing::require(lm_target.metrics.weighted_load_spread <= limit,
+                   explain(lm_target, "least_movement's target spread above the bound"));
 
-RandomCase random_case(std::uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  auto pick = [&](std::uint64_t lo, std::uint64_t hi) { return lo + rng() % (hi - lo + 1); };
-  RandomCase rc;
-  Cluster& c = rc.cluster;
-  const auto weights = pick(0, 3);  // 0 unit, 1 uniform 0.01..10, 2 Zipf by partition, 3 one hot task
-  const auto subtopologies = pick(1, 4);
-  for (std::uint64_t s = 0; s < subtopologies; ++s) {
-    const auto kind = pick(0, 3);  // 0 stateless, 1 logged, 2 non-logged, 3 mixed
-    const auto partitions = pick(1, 10);
-    for (std::uint64_t p = 0; p < partitions; ++p) {
-      Task t;
-      t.id = {static_cast<std::int32_t>(s), static_cast<std::int32_t>(p)};
-      if (kind == 1 || kind == 3) t.stores.push_back({"log", true, static_cast<std::int64_t>(pick(0, 200000))});
-      if (kind == 2 || kind == 3) t.stores.push_back({"mem", false, 0});
-      t.weight = weights == 0   ? 1.0
-                 : weights == 1 ? static_cast<double>(pick(1, 1000)) / 100.0
-                 : weights == 2 ? static_cast<double>(std::max<std::uint64_t>(1, (2000 + p + 1) / (2 * (p + 1)))) / 100.0
-                                : (s == 0 && p == 0 ? 40.0 : static_cast<double>(pick(10, 300)) / 100.0);
-      c.tasks.push_back(std::move(t));
-    }
-  }
-  const auto clients = pick(1, 8);
-  for (std::uint64_t i = 0; i < clients; ++i) {
-    Client client;
-    client.id = "client-" + std::to_string(i);
-    client.threads = static_cast<std::uint32_t>(pick(1, 4));
-    c.clients.push_back(std::move(client));
-  }
-  for (TaskIndex t = 0; t < c.tasks.size(); ++t) {
-    if (pick(0, 3) != 0) {
-      const auto owner = pick(0, clients - 1);
-      c.clients[owner].previous_active.push_back(t);
-      if (!c.tasks[t].stores.empty() && pick(0, 4) != 0) c.clients[owner].offset_sums.push_back({t, -2});
-    }
-    for (auto& client : c.clients) {
-      if (c.tasks[t].stores.empty() || pick(0, 2) != 0) continue;
-      const bool owns = std::find(client.previous_active.begin(), client.previous_active.end(), t) !=
-                        client.previous_active.end();
-      if (owns) continue;
-      std::int64_t end = 0;
-      for (auto& st : c.tasks[t].stores) end += st.logged ? st.changelog_end_offset : 0;
-      client.offset_sums.push_back({t, static_cast<std::int64_t>(pick(0, static_cast<std::uint64_t>(end)))});
-    }
-  }
-  c.finalize();
-  rc.settings.num_standby_replicas = static_cast<std::uint32_t>(pick(0, 2));
-  rc.settings.max_warmup_replicas = static_cast<std::uint32_t>(pick(1, 3));
-  const std::int64_t lags[] = {0, 100, 10000, 150000};
-  rc.settings.acceptable_recovery_lag = lags[pick(0, 3)];
-  return rc;
-}
-
-TEST(Weighted, RandomGroupsAreBalancedWithinTheLargestWeightAndNeverRestore) {
-  const std::uint64_t base = ::testing::UnitTest::GetInstance()->random_seed();
-  for (std::uint64_t i = 0; i < 500; ++i) {
-    const std::uint64_t seed = base * 7919 + i;
-    SCOPED_TRACE("seed " + std::to_string(seed) + " (GTEST_RANDOM_SEED " + std::to_string(base) + ", case " +
-                 std::to_string(i) + ")");
-    const RandomCase rc = random_case(seed);
-    const Cluster& c = rc.cluster;
-    const double limit = bound(c) + 1e-9;
-    const auto target = run("weighted", c, rc.settings, kTargetOnly);
-    ASSERT_THAT(target.errors, IsEmpty());
-    EXPECT_LE(target.metrics.weighted_load_spread, limit) << describe(c, target.assignment);
-    const auto lm_target = run("least_movement", c, rc.settings, kLeastMovementByWeightTarget);
-    EXPECT_LE(lm_target.metrics.weighted_load_spread, limit) << describe(c, lm_target.assignment);
-
-    const auto first = run("weighted", c, rc.settings);
-    const auto second = run("weighted", c, rc.settings);
-    ASSERT_THAT(first.errors, IsEmpty());
-    EXPECT_EQ(first.assignment, second.assignment) << "not deterministic";
-    EXPECT_EQ(first.metrics.restoring_actives, 0u) << describe(c, first.assignment);
-    if (!first.assignment.warmups.empty()) {
-      EXPECT_TRUE(first.assignment.probing_rebalance);
-    }
-    const auto lm = run("least_movement", c, rc.settings, kLeastMovementByWeight);
-    EXPECT_EQ(lm.metrics.restoring_actives, 0u) << describe(c, lm.assignment);
-  }
+  const auto first = run("weighted", c, g.settings);
+  testing::require(first.errors.empty(), explain(first, "invalid"));
+  testing::require(run("weighted", c, g.settings).assignment == first.assignment, "not deterministic");
+  testing::require(first.metrics.restoring_actives == 0u, explain(first, "a restoring active"));
+  if (!first.assignment.warmups.empty())
+    testing::require(first.assignment.probing_rebalance, explain(first, "warmups without a probing rebalance"));
+  const auto lm = run("least_movement", c, g.settings, kLeastMovementByWeight);
+  testing::require(lm.metrics.restoring_actives == 0u, explain(lm, "least_movement: a restoring active"));
 }
 
 }  // namespace
