@@ -20,11 +20,12 @@
 // state, then to the least loaded.
 //
 // Parameter `balance: weight` (default `count`) balances the sum of task weights per thread instead
-// of task counts: the target is then the SDK's weighted one (assignor/weighted.hpp: previous owners
+// of task counts: the target is then the weighted strategy's (plugins/weighted/weighted_packing.hpp: previous owners
 // keep tasks within the average weight per thread, the rest heaviest first to the least loaded),
 // within the largest task's weight; standbys and warmups as above.
 #include <assignor/sdk.hpp>
-#include <assignor/weighted.hpp>
+
+#include "weighted_packing.hpp"  // plugins/weighted: place_weighted_actives
 
 #include <algorithm>
 #include <map>

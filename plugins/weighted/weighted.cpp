@@ -2,7 +2,7 @@
 // such as the input rate, default 1); this strategy balances the sum of the weights of each
 // client's active tasks per thread, with KIP-441's availability rules.
 //
-// 1. The target (SDK, assignor/weighted.hpp, place_weighted_actives):
+// 1. The target (weighted_packing.hpp, place_weighted_actives):
 //    a. previous owners keep their tasks while their weight per thread stays within the average
 //       T = total weight / total threads: stateful tasks first (moving one costs a restore or a
 //       warmup), then stateless ones, and within each the lightest first, so that an overloaded
@@ -28,7 +28,7 @@
 // per thread). Parameter `target_only: true` returns the target of step 1 alone (it may then contain
 // restoring actives), for inspection and for the balance tests.
 #include <assignor/sdk.hpp>
-#include <assignor/weighted.hpp>
+#include "weighted_packing.hpp"
 
 namespace {
 
