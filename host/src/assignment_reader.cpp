@@ -24,10 +24,7 @@ namespace assignor::host {
 
 namespace {
 
-using detail::describe;
-using detail::FieldReader;
-using detail::Fields;
-using detail::Node;
+using namespace detail;  // the readers' shared checks (yaml_json_reader.hpp)
 
 constexpr TaskIndex kNoTask = static_cast<TaskIndex>(-1);
 

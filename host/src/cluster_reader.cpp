@@ -20,12 +20,7 @@ namespace assignor::host {
 
 namespace {
 
-using detail::describe;
-using detail::Node;
-using detail::FieldReader;
-using detail::Fields;
-using detail::join_place;
-using detail::Place;
+using namespace detail;  // the readers' shared checks (yaml_json_reader.hpp)
 
 const std::vector<std::string> kTopKeys = {"version", "end_offsets_known", "tasks", "clients"};
 enum TopKey : std::size_t { kVersion, kEndOffsetsKnown, kTasks, kClients };

@@ -18,10 +18,7 @@ namespace assignor::host {
 
 namespace {
 
-using detail::describe;
-using detail::Node;
-using detail::FieldReader;
-using detail::Fields;
+using namespace detail;  // the readers' shared checks (yaml_json_reader.hpp)
 
 const std::vector<std::string> kTopKeys = {"strategy",   "fallback",   "plugins", "assignment",
                                            "strategies", "logging",    "isolation", "limits",

@@ -14,11 +14,7 @@ namespace assignor::host {
 
 namespace {
 
-using detail::describe;
-using detail::Node;
-using detail::FieldReader;
-using detail::Fields;
-using detail::join_place;
+using namespace detail;  // the readers' shared checks (yaml_json_reader.hpp)
 
 const std::vector<std::string> kTopKeys = {"events"};
 const std::vector<std::string> kEventKeys = {"round", "join", "leave", "restart"};
