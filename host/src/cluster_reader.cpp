@@ -65,57 +65,67 @@ auto lazy_field(const Place& place, std::string field) {
   return [&place, field = std::move(field)] { return join_place(place.str(), field); };
 }
 
-// Task id -> index (in file order) for the clients' lists, which name each task several times: a
-// flat table by sub-topology and partition when the ids are dense enough (in real groups the
-// partitions of a sub-topology are 0..P-1), else a hash map.
+// Task id -> index (in file order): duplicate detection while the tasks are read, and the clients'
+// lists, which name each task several times. A table by sub-topology and partition while the ids
+// stay dense (in real groups the partitions of a sub-topology are 0..P-1), else a hash map.
 class TaskLookup {
  public:
   static constexpr TaskIndex kNone = std::numeric_limits<TaskIndex>::max();
 
+  // `expected`: how many tasks the file lists (bounds the table: at most about 4 slots a task).
+  explicit TaskLookup(std::size_t expected) : max_slots_(4 * expected + 4096) {}
+
   // Adds a task; returns the index of an earlier task with the same id, or kNone.
   TaskIndex add(TaskId id, TaskIndex index) {
-    const auto [it, inserted] = by_key_.emplace(key(id), index);
+    if (dense_) {
+      const auto s = static_cast<std::size_t>(id.subtopology);
+      const auto p = static_cast<std::size_t>(id.partition);
+      const std::size_t new_rows = s < rows_.size() ? 0 : s + 1 - rows_.size();
+      const std::size_t grow = kRowSlots * new_rows + (s < rows_.size() && p < rows_[s].size() ? 0 : p + 1);
+      if (slots_ + grow <= max_slots_) {
+        slots_ += kRowSlots * new_rows;
+        if (new_rows > 0) rows_.resize(s + 1);
+        auto& row = rows_[s];
+        if (p >= row.size()) {
+          slots_ += p + 1 - row.size();
+          row.resize(p + 1, kNone);
+        }
+        if (row[p] != kNone) return row[p];
+        row[p] = index;
+        return kNone;
+      }
+      to_hash();
+    }
+    const auto [it, inserted] = by_key_.emplace(task_key(id), index);
     return inserted ? kNone : it->second;
   }
 
-  // Once every task is added: the flat table, when it costs at most about twice the hash map's entries.
-  void freeze(const std::vector<Task>& tasks) {
-    const std::size_t n = tasks.size();
-    std::size_t subs = 0;
-    for (const Task& t : tasks) subs = std::max(subs, static_cast<std::size_t>(t.id.subtopology) + 1);
-    if (subs > n + 1024) return;
-    std::vector<std::size_t> width(subs, 0);
-    for (const Task& t : tasks)
-      width[t.id.subtopology] = std::max(width[t.id.subtopology], static_cast<std::size_t>(t.id.partition) + 1);
-    start_.assign(subs + 1, 0);
-    for (std::size_t s = 0; s < subs; ++s) {
-      start_[s + 1] = start_[s] + width[s];
-      if (start_[s + 1] > 2 * n + 1024) {
-        start_.clear();
-        return;
-      }
-    }
-    flat_.assign(start_.back(), kNone);
-    for (std::size_t i = 0; i < n; ++i) flat_[start_[tasks[i].id.subtopology] + tasks[i].id.partition] = static_cast<TaskIndex>(i);
-    by_key_ = {};
-  }
-
   TaskIndex find(TaskId id) const {
-    if (start_.empty()) {
-      const auto it = by_key_.find(key(id));
+    if (!dense_) {
+      const auto it = by_key_.find(task_key(id));
       return it == by_key_.end() ? kNone : it->second;
     }
     const auto s = static_cast<std::size_t>(id.subtopology);
-    if (s + 1 >= start_.size()) return kNone;
-    const std::size_t at = start_[s] + static_cast<std::size_t>(id.partition);
-    return at < start_[s + 1] ? flat_[at] : kNone;
+    const auto p = static_cast<std::size_t>(id.partition);
+    return s < rows_.size() && p < rows_[s].size() ? rows_[s][p] : kNone;
   }
 
  private:
-  static std::uint64_t key(TaskId id) noexcept { return task_key(id); }
+  void to_hash() {
+    dense_ = false;
+    for (std::size_t s = 0; s < rows_.size(); ++s)
+      for (std::size_t p = 0; p < rows_[s].size(); ++p)
+        if (rows_[s][p] != kNone)
+          by_key_.emplace(task_key({static_cast<std::int32_t>(s), static_cast<std::int32_t>(p)}), rows_[s][p]);
+    rows_ = {};
+  }
+
+  static constexpr std::size_t kRowSlots = sizeof(std::vector<TaskIndex>) / sizeof(TaskIndex);  // a row's cost
+  bool dense_ = true;
+  std::size_t max_slots_;
+  std::size_t slots_ = 0;  // rows_ entries plus kRowSlots a row, counted against max_slots_
+  std::vector<std::vector<TaskIndex>> rows_;  // [sub-topology][partition]
   std::unordered_map<std::uint64_t, TaskIndex> by_key_;
-  std::vector<std::size_t> start_;  // per sub-topology: first slot in flat_; empty: not frozen
-  std::vector<TaskIndex> flat_;
 };
 
 class ClusterParser {
@@ -166,9 +176,9 @@ class ClusterParser {
                              limits_.max_tasks));
     cluster_.tasks.reserve(n);
     task_line_.reserve(n);
+    task_by_id_ = TaskLookup(n);
     std::size_t i = 0;
     for (const Node& node : list) parse_task(node, i++);
-    task_by_id_.freeze(cluster_.tasks);
   }
 
   void parse_task(const Node& node, std::size_t i) {
@@ -495,7 +505,7 @@ class ClusterParser {
   std::uint64_t total_threads_ = 0;
   std::vector<std::uint64_t> rack_mark_;  // per rack: the serial of the last racks list that named it
   std::uint64_t rack_list_serial_ = 0;
-  TaskLookup task_by_id_;
+  TaskLookup task_by_id_{0};
   std::vector<int> store_line_;  // the current task's stores: line of each name
   std::vector<int> task_line_;
   std::unordered_map<std::string, ClientIndex> client_by_id_;
