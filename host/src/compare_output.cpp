@@ -99,9 +99,24 @@ std::vector<std::string> table_cells(const CompareRow& row, std::size_t n_column
   return cells;
 }
 
-void rstrip_line(std::string& line) {
-  while (!line.empty() && line.back() == ' ') line.pop_back();
-  line += '\n';
+// Rows of a text table, one line each: every column as wide as its widest cell, cells two spaces
+// apart, right-aligned where `right[c]`, no trailing blanks. Header rows are rows like the others.
+std::string aligned_rows(const std::vector<std::vector<std::string>>& rows, const std::vector<bool>& right,
+                         std::string_view indent = "") {
+  std::vector<std::size_t> width(right.size(), 0);
+  for (const auto& r : rows)
+    for (std::size_t c = 0; c < r.size() && c < width.size(); ++c) width[c] = std::max(width[c], r[c].size());
+  std::string out;
+  for (const auto& r : rows) {
+    std::string line(indent);
+    for (std::size_t c = 0; c < r.size() && c < width.size(); ++c) {
+      if (c) line += "  ";
+      line += right[c] ? fmt::format("{:>{}}", r[c], width[c]) : fmt::format("{:<{}}", r[c], width[c]);
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out += line + '\n';
+  }
+  return out;
 }
 
 std::string scenario_heading(const ScenarioComparison& s) {
@@ -169,7 +184,7 @@ std::string optional_duration(const std::optional<std::int64_t>& ms, const char*
 std::string simulation_block(const ScenarioComparison& scenario) {
   const std::vector<std::string> header{"strategy", "outcome", "rounds", "balanced after", "converged after",
                                         "active moves", "warmups", "restoring task-time"};
-  std::vector<std::vector<std::string>> rows;
+  std::vector<std::vector<std::string>> rows{header};
   for (const auto& row : scenario.rows) {
     if (row.simulation) {
       const SimulationSummary& s = *row.simulation;
@@ -181,22 +196,9 @@ std::string simulation_block(const ScenarioComparison& scenario) {
       rows.push_back({row.strategy, row.simulation_error.empty() ? "not run" : "FAILED", "-", "-", "-", "-", "-", "-"});
     }
   }
-  std::vector<std::size_t> width(header.size());
-  for (std::size_t c = 0; c < header.size(); ++c) {
-    width[c] = header[c].size();
-    for (const auto& r : rows) width[c] = std::max(width[c], r[c].size());
-  }
-  auto line = [&](const std::vector<std::string>& cells) {
-    std::string text = "  ";
-    for (std::size_t c = 0; c < cells.size(); ++c) {
-      if (c) text += "  ";
-      text += c < 2 ? fmt::format("{:<{}}", cells[c], width[c]) : fmt::format("{:>{}}", cells[c], width[c]);
-    }
-    rstrip_line(text);
-    return text;
-  };
-  std::string out = "simulated:\n" + line(header);
-  for (const auto& r : rows) out += line(r);
+  std::vector<bool> right(header.size(), true);
+  right[0] = right[1] = false;  // strategy, outcome
+  std::string out = "simulated:\n" + aligned_rows(rows, right, "  ");
   for (const auto& row : scenario.rows)
     if (!row.simulation_error.empty()) out += fmt::format("  {}: simulation failed: {}\n", row.strategy, row.simulation_error);
   return out;
@@ -248,26 +250,15 @@ std::string compare_table(const Comparison& comparison) {
   const std::vector<Column> columns = table_columns();
   for (const auto& scenario : comparison.scenarios) {
     out += '\n' + scenario_heading(scenario) + '\n';
-    std::vector<std::vector<std::string>> rows;
-    for (const auto& row : scenario.rows) rows.push_back(table_cells(row, columns.size()));
-    std::vector<std::size_t> width(columns.size());
-    for (std::size_t c = 0; c < columns.size(); ++c) {
-      width[c] = std::max(columns[c].top.size(), columns[c].bottom.size());
-      for (const auto& r : rows) width[c] = std::max(width[c], r[c].size());
+    std::vector<std::vector<std::string>> rows(2);  // the two header lines, then one row per strategy
+    std::vector<bool> right;
+    for (const auto& column : columns) {
+      rows[0].push_back(column.top);
+      rows[1].push_back(column.bottom);
+      right.push_back(column.right);
     }
-    auto line = [&](auto cell_of) {
-      std::string text;
-      for (std::size_t c = 0; c < columns.size(); ++c) {
-        if (c) text += "  ";
-        const std::string cell = cell_of(c);
-        text += columns[c].right ? fmt::format("{:>{}}", cell, width[c]) : fmt::format("{:<{}}", cell, width[c]);
-      }
-      rstrip_line(text);
-      return text;
-    };
-    out += line([&](std::size_t c) { return columns[c].top; });
-    out += line([&](std::size_t c) { return columns[c].bottom; });
-    for (const auto& r : rows) out += line([&](std::size_t c) { return r[c]; });
+    for (const auto& row : scenario.rows) rows.push_back(table_cells(row, columns.size()));
+    out += aligned_rows(rows, right);
 
     if (comparison.simulated) out += simulation_block(scenario);
     for (const auto& row : scenario.rows) {
