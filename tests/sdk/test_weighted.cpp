@@ -15,21 +15,12 @@ namespace {
 
 using testing::ClusterBuilder;
 
-// A task of the given weight: stateless, or stateful with one logged store when end_offset >= 0.
-Task weighted(const std::string& id, double weight, std::int64_t end_offset = -1) {
-  Task t;
-  t.id = *parse_task_id(id);
-  if (end_offset >= 0) t.stores.push_back({"store", true, end_offset});
-  t.weight = weight;
-  return t;
-}
-
 // ---- the metric ------------------------------------------------------------------------------
 
 TEST(WeightedLoadSpread, IsMaxMinusMinOfActiveWeightPerThread) {
   const Cluster c = ClusterBuilder()
-                        .task(weighted("0_0", 3.0)).task(weighted("0_1", 1.0)).task(weighted("0_2", 0.5))
-                        .task(weighted("0_3", 7.0))
+                        .weighted("0_0", 3.0).weighted("0_1", 1.0).weighted("0_2", 0.5)
+                        .weighted("0_3", 7.0)
                         .client("a", 2).client("b", 1).client("c", 1)
                         .build();
   Assignment a;
@@ -58,7 +49,7 @@ TEST(WeightedLoadSpread, EqualsActiveLoadSpreadWhenEveryTaskWeighsOne) {
 }
 
 TEST(WeightedLoadSpread, ZeroWithoutClients) {
-  const Cluster c = ClusterBuilder().task(weighted("0_0", 2.0)).build();
+  const Cluster c = ClusterBuilder().weighted("0_0", 2.0).build();
   EXPECT_EQ(weighted_load_spread(c, Assignment{}), 0.0);
 }
 

@@ -49,6 +49,14 @@ ClusterBuilder& ClusterBuilder::task(Task t) {
   return *this;
 }
 
+ClusterBuilder& ClusterBuilder::weighted(const std::string& id, double weight, std::int64_t end_offset) {
+  Task t;
+  t.id = *parse_task_id(id);
+  if (end_offset >= 0) t.stores.push_back({"store", true, end_offset});
+  t.weight = weight;
+  return task(std::move(t));
+}
+
 ClusterBuilder& ClusterBuilder::end_offsets_unknown() {
   end_offsets_known_ = false;
   return *this;

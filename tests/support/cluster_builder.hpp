@@ -22,6 +22,8 @@ class ClusterBuilder {
   ClusterBuilder& mixed(const std::string& id, std::int64_t end_offset);  // logged + non-logged store
   ClusterBuilder& stateless(const std::string& id);
   ClusterBuilder& task(Task task);
+  // A task of the given weight: stateless, or stateful with one logged store when end_offset >= 0.
+  ClusterBuilder& weighted(const std::string& id, double weight, std::int64_t end_offset = -1);
   ClusterBuilder& end_offsets_unknown();
 
   ClusterBuilder& client(const std::string& id, std::uint32_t threads = 1);

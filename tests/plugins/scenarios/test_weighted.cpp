@@ -28,14 +28,6 @@ using testing::describe;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
-Task weighted(const std::string& id, double weight, std::int64_t end_offset = -1) {
-  Task t;
-  t.id = *parse_task_id(id);
-  if (end_offset >= 0) t.stores.push_back({"store", true, end_offset});
-  t.weight = weight;
-  return t;
-}
-
 std::vector<std::pair<std::string, std::int64_t>> running(const std::vector<std::string>& tasks) {
   std::vector<std::pair<std::string, std::int64_t>> out;
   for (const auto& t : tasks) out.push_back({t, -2});
@@ -74,8 +66,8 @@ double largest_weight(const Cluster& c) {
 TEST(Weighted, BalancesWeightWhereCountBalanceCannot) {
   // One hot partition (6) and three cool ones (2): two tasks each is count-balanced and 8 vs 4.
   const Cluster c = ClusterBuilder()
-                        .task(weighted("0_0", 6.0, 1000)).task(weighted("0_1", 2.0, 1000))
-                        .task(weighted("0_2", 2.0, 1000)).task(weighted("0_3", 2.0, 1000))
+                        .weighted("0_0", 6.0, 1000).weighted("0_1", 2.0, 1000)
+                        .weighted("0_2", 2.0, 1000).weighted("0_3", 2.0, 1000)
                         .client("a").client("b")
                         .build();
   const auto w = run("weighted", c, AssignmentSettings{});
@@ -94,8 +86,8 @@ TEST(Weighted, BalancesWeightWhereCountBalanceCannot) {
 TEST(Weighted, PerThreadLoadWithUnequalThreads) {
   // a has 3 threads, b 1: the average is 3 per thread, so a should carry 9 and b 3.
   const Cluster c = ClusterBuilder()
-                        .task(weighted("0_0", 3.0)).task(weighted("0_1", 3.0)).task(weighted("0_2", 3.0))
-                        .task(weighted("0_3", 1.5)).task(weighted("0_4", 1.5))
+                        .weighted("0_0", 3.0).weighted("0_1", 3.0).weighted("0_2", 3.0)
+                        .weighted("0_3", 1.5).weighted("0_4", 1.5)
                         .client("a", 3).client("b", 1)
                         .build();
   const auto r = run("weighted", c, AssignmentSettings{});
@@ -106,9 +98,9 @@ TEST(Weighted, ABalancedCaughtUpGroupDoesNotMove) {
   AssignmentSettings s;
   s.num_standby_replicas = 1;
   const Cluster c = ClusterBuilder()
-                        .task(weighted("0_0", 6.0, 50000)).task(weighted("0_1", 2.0, 50000))
-                        .task(weighted("0_2", 2.0, 50000)).task(weighted("0_3", 2.0, 50000))
-                        .task(weighted("1_0", 0.5)).task(weighted("1_1", 0.5))
+                        .weighted("0_0", 6.0, 50000).weighted("0_1", 2.0, 50000)
+                        .weighted("0_2", 2.0, 50000).weighted("0_3", 2.0, 50000)
+                        .weighted("1_0", 0.5).weighted("1_1", 0.5)
                         .client("a").previous_active({"0_0", "1_0"}).previous_standby({"0_1"})
                         .offsets({{"0_0", -2}, {"0_1", 49990}})
                         .client("b").previous_active({"0_1", "0_2", "0_3", "1_1"}).previous_standby({"0_0"})
@@ -145,7 +137,7 @@ TEST(Weighted, MovesAreStagedThroughWarmupsWithoutRestoringActives) {
   std::vector<std::string> a_tasks, b_tasks;
   for (int p = 0; p < 6; ++p) {
     const std::string id = "0_" + std::to_string(p);
-    b.task(weighted(id, p == 0 ? 4.0 : 1.0, 500000));
+    b.weighted(id, p == 0 ? 4.0 : 1.0, 500000);
     (p % 2 == 0 ? a_tasks : b_tasks).push_back(id);
   }
   b.client("a").previous_active(a_tasks).offsets(running(a_tasks));

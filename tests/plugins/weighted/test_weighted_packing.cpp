@@ -18,15 +18,6 @@ namespace {
 
 using testing::ClusterBuilder;
 
-// A task of the given weight: stateless, or stateful with one logged store when end_offset >= 0.
-Task weighted(const std::string& id, double weight, std::int64_t end_offset = -1) {
-  Task t;
-  t.id = *parse_task_id(id);
-  if (end_offset >= 0) t.stores.push_back({"store", true, end_offset});
-  t.weight = weight;
-  return t;
-}
-
 std::string active_of(const Cluster& c, const AssignmentDraft& d, const std::string& task) {
   const ClientIndex client = d.active(*c.find_task(*parse_task_id(task)));
   return client == kNoClient ? "" : c.clients[client].id;
@@ -41,8 +32,8 @@ double draft_spread(const Cluster& c, const AssignmentDraft& d) {
 
 TEST(PlaceWeightedActives, FreshGroupBalancesWeightNotCount) {
   const Cluster c = ClusterBuilder()
-                        .task(weighted("0_0", 6.0)).task(weighted("0_1", 2.0)).task(weighted("0_2", 2.0))
-                        .task(weighted("0_3", 2.0))
+                        .weighted("0_0", 6.0).weighted("0_1", 2.0).weighted("0_2", 2.0)
+                        .weighted("0_3", 2.0)
                         .client("a").client("b")
                         .build();
   AssignmentDraft d(c, 0);
@@ -60,8 +51,8 @@ TEST(PlaceWeightedActives, AnOverloadedOwnerShedsItsHeavyTaskNotItsLightOnes) {
   // a ran everything (weight 10); the average is 5 per client. Keeping the lightest first, a keeps
   // the five tasks of weight 1 and only the task of weight 5 moves.
   ClusterBuilder b;
-  b.task(weighted("0_0", 5.0));
-  for (int p = 1; p <= 5; ++p) b.task(weighted("0_" + std::to_string(p), 1.0));
+  b.weighted("0_0", 5.0);
+  for (int p = 1; p <= 5; ++p) b.weighted("0_" + std::to_string(p), 1.0);
   const Cluster c = b.client("a").previous_active({"0_0", "0_1", "0_2", "0_3", "0_4", "0_5"}).client("b").build();
   AssignmentDraft d(c, 0);
   const auto r = place_weighted_actives(c, LagModel(c, AssignmentSettings{}), d);
@@ -75,7 +66,7 @@ TEST(PlaceWeightedActives, AnOverloadedOwnerShedsItsHeavyTaskNotItsLightOnes) {
 TEST(PlaceWeightedActives, StatefulTasksStayBeforeStatelessOnes) {
   // Average 2 per client: a can keep 0_0 (stateful, 2) or both stateless tasks (1 + 1), not all.
   const Cluster c = ClusterBuilder()
-                        .task(weighted("0_0", 2.0, 50000)).task(weighted("1_0", 1.0)).task(weighted("1_1", 1.0))
+                        .weighted("0_0", 2.0, 50000).weighted("1_0", 1.0).weighted("1_1", 1.0)
                         .client("a").previous_active({"0_0", "1_0", "1_1"}).offsets({{"0_0", -2}})
                         .client("b")
                         .build();
@@ -91,7 +82,7 @@ TEST(PlaceWeightedActives, AStatefulTaskLeavesANotCaughtUpOwnerForACaughtUpClien
   s.acceptable_recovery_lag = 100;
   // a ran 0_0 but reports a large lag (its state is suspect or old); b is caught up.
   const Cluster c = ClusterBuilder()
-                        .task(weighted("0_0", 3.0, 100000)).task(weighted("1_0", 3.0))
+                        .weighted("0_0", 3.0, 100000).weighted("1_0", 3.0)
                         .client("a").previous_active({"0_0"}).offsets({{"0_0", 1000}})
                         .client("b").offsets({{"0_0", 99950}})
                         .build();
@@ -107,7 +98,7 @@ TEST(PlaceWeightedActives, TheMostLoadedHandsOverATaskWhileThatLowersTheLarger) 
   // Average 7. Pass 1: a keeps 0_1 (3; 3 + 8 > 7), b keeps 0_2 (3). Pass 2: 0_0 (8) goes back to a,
   // the least loaded (ties by index): a 11, b 3. Pass 3: a hands 0_1 to b: a 8, b 6.
   const Cluster c = ClusterBuilder()
-                        .task(weighted("0_0", 8.0)).task(weighted("0_1", 3.0)).task(weighted("0_2", 3.0))
+                        .weighted("0_0", 8.0).weighted("0_1", 3.0).weighted("0_2", 3.0)
                         .client("a").previous_active({"0_0", "0_1"})
                         .client("b").previous_active({"0_2"})
                         .build();
@@ -127,8 +118,8 @@ TEST(PlaceWeightedActives, PolishHandsOverTheTaskClosestToTheEvenSplitStatelessF
   // back to a, the least loaded: a 8, b 6. Pass 3: the even split is 1: of the two tasks of weight
   // 1, the stateless 1_0 moves (free), not the stateful 0_1.
   const Cluster c = ClusterBuilder()
-                        .task(weighted("0_0", 6.0)).task(weighted("0_1", 1.0, 5000)).task(weighted("0_2", 6.0))
-                        .task(weighted("1_0", 1.0))
+                        .weighted("0_0", 6.0).weighted("0_1", 1.0, 5000).weighted("0_2", 6.0)
+                        .weighted("1_0", 1.0)
                         .client("a").previous_active({"0_0", "0_1", "1_0"}).offsets({{"0_1", -2}})
                         .client("b").previous_active({"0_2"})
                         .build();
@@ -144,7 +135,7 @@ TEST(PlaceWeightedActives, PolishHandsOverTheTaskClosestToTheEvenSplitStatelessF
 
 TEST(PlaceWeightedActives, ActivesAlreadyInTheDraftStayAndCount) {
   const Cluster c = ClusterBuilder()
-                        .task(weighted("0_0", 4.0)).task(weighted("0_1", 2.0)).task(weighted("0_2", 2.0))
+                        .weighted("0_0", 4.0).weighted("0_1", 2.0).weighted("0_2", 2.0)
                         .client("a").client("b")
                         .build();
   AssignmentDraft d(c, 0);
@@ -156,7 +147,7 @@ TEST(PlaceWeightedActives, ActivesAlreadyInTheDraftStayAndCount) {
 }
 
 TEST(PlaceWeightedActives, NoClientsNoPlacement) {
-  const Cluster c = ClusterBuilder().task(weighted("0_0", 4.0)).build();
+  const Cluster c = ClusterBuilder().weighted("0_0", 4.0).build();
   AssignmentDraft d(c, 0);
   const auto r = place_weighted_actives(c, LagModel(c, AssignmentSettings{}), d);
   EXPECT_EQ(d.active(0), kNoClient);
