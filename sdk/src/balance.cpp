@@ -80,30 +80,6 @@ std::vector<std::uint32_t> proportional_quotas(const Cluster& cluster, std::uint
   return quota;
 }
 
-void spread_stateful_actives_round_robin(const Cluster& cluster, AssignmentDraft& draft) {
-  if (cluster.client_count() == 0) return;
-  std::uint64_t stateful = 0;
-  for (const auto& t : cluster.tasks) stateful += t.stateful ? 1 : 0;
-  std::vector<std::uint32_t> room = proportional_quotas(cluster, stateful);
-  // A circular list of the clients that still have room, so each step is O(1) amortised.
-  const auto n = static_cast<ClientIndex>(cluster.client_count());
-  std::vector<ClientIndex> next(n);
-  for (ClientIndex c = 0; c < n; ++c) next[c] = (c + 1) % n;
-  ClientIndex prev = n - 1;
-  ClientIndex cur = 0;
-  for (TaskIndex t = 0; t < cluster.task_count(); ++t) {
-    if (!cluster.tasks[t].stateful) continue;
-    while (room[cur] == 0) {  // unlink full clients; some client has room while tasks remain
-      next[prev] = next[cur];
-      cur = next[cur];
-    }
-    draft.set_active(t, cur);
-    --room[cur];
-    prev = cur;
-    cur = next[cur];
-  }
-}
-
 namespace {
 
 // Clients in a binary heap by (count / threads, index), the least loaded on top: for loops that

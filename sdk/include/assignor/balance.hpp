@@ -65,11 +65,6 @@ std::vector<std::uint32_t> client_threads(const Cluster& cluster);
 // result is balanced: no client could give a task to another and lower the larger per-thread load.
 std::vector<std::uint32_t> proportional_quotas(const Cluster& cluster, std::uint64_t total);
 
-// Kafka's high-availability spread of stateful actives: round-robin over the clients in index order,
-// in task order, ignoring history, each client taking at most its proportional_quotas() share of
-// the stateful tasks. O(tasks + clients).
-void spread_stateful_actives_round_robin(const Cluster& cluster, AssignmentDraft& draft);
-
 // Places num_standby_replicas standbys of every task with a logged store, in task order, each on
 // the least-loaded client (active + standby + warmup per thread) that does not hold the task.
 // Returns the number of standbys that could not be placed (too few clients).
