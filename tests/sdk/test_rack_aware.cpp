@@ -4,6 +4,7 @@
 // cost never increases, no active lands on a less caught-up client).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
 
 #include <algorithm>
 #include <map>
@@ -15,6 +16,7 @@
 #include "assignor/validation.hpp"
 #include "assignor/warmups.hpp"
 #include "cluster_builder.hpp"
+#include "random_group.hpp"
 
 namespace assignor {
 namespace {
@@ -338,60 +340,8 @@ TEST(RackAware, TaggedStandbysOnlyMoveBetweenClientsWithEqualTags) {
 
 // --- random cases --------------------------------------------------------------------------------
 
-struct RandomCase {
-  Cluster cluster;
-  AssignmentSettings settings;
-};
-
-// Random small groups with racks: tasks with 1-2 partitions over 2-3 racks, clients in racks, state on
-// some clients (caught up, behind, or running).
-RandomCase random_case(std::uint64_t seed, bool everyone_caught_up) {
-  std::mt19937_64 rng(seed);
-  auto pick = [&](std::uint64_t lo, std::uint64_t hi) { return lo + rng() % (hi - lo + 1); };
-  RandomCase rc;
-  Cluster& c = rc.cluster;
-  const auto racks = pick(2, 3);
-  for (std::uint64_t r = 0; r < racks; ++r) c.racks.push_back("r" + std::to_string(r));
-  const auto subtopologies = pick(1, 3);
-  for (std::uint64_t s = 0; s < subtopologies; ++s) {
-    const bool stateful = pick(0, 2) != 0;
-    for (std::uint64_t p = 0, n = pick(1, 5); p < n; ++p) {
-      Task t;
-      t.id = {static_cast<std::int32_t>(s), static_cast<std::int32_t>(p)};
-      if (stateful) t.stores.push_back({"log", true, everyone_caught_up ? 0 : static_cast<std::int64_t>(pick(20000, 90000))});
-      for (std::uint64_t i = 0, np = pick(1, 2); i < np; ++i) {
-        PartitionRef ref{"t" + std::to_string(s), static_cast<std::int32_t>(i), {}};
-        for (RackIndex r = 0; r < racks; ++r)
-          if (pick(0, 1) == 1) ref.racks.push_back(r);
-        if (ref.racks.empty()) ref.racks.push_back(static_cast<RackIndex>(pick(0, racks - 1)));
-        t.partitions.push_back(ref);
-      }
-      c.tasks.push_back(std::move(t));
-    }
-  }
-  const auto clients = pick(2, 8);
-  for (std::uint64_t i = 0; i < clients; ++i) {
-    Client client;
-    client.id = "c" + std::to_string(i);
-    client.threads = static_cast<std::uint32_t>(pick(1, 2));
-    client.rack = static_cast<RackIndex>(pick(0, racks - 1));
-    c.clients.push_back(std::move(client));
-  }
-  for (TaskIndex t = 0; t < c.tasks.size(); ++t) {
-    if (c.tasks[t].stores.empty() || everyone_caught_up) continue;
-    const std::int64_t end = c.tasks[t].stores[0].changelog_end_offset;
-    for (auto& client : c.clients) {
-      const auto choice = pick(0, 5);
-      if (choice == 0) client.offset_sums.push_back({t, end - static_cast<std::int64_t>(pick(0, 100))});  // caught up
-      else if (choice == 1) client.offset_sums.push_back({t, end / 2});                                      // behind
-    }
-  }
-  c.finalize();
-  rc.settings.num_standby_replicas = static_cast<std::uint32_t>(pick(0, 2));
-  rc.settings.max_warmup_replicas = static_cast<std::uint32_t>(pick(1, 2));
-  rc.settings.acceptable_recovery_lag = 1000;
-  return rc;
-}
+// A group and its settings (tests/support/random_group.hpp).
+using RandomCase = testing::Group;
 
 // A valid starting draft: stateful actives round-robin, standbys least loaded, warmup planning (so
 // actives sit on caught-up clients and warmups exist), stateless by load.
@@ -436,25 +386,30 @@ std::vector<std::uint32_t> active_kind_counts(const Cluster& c, const Assignment
   return n;
 }
 
-TEST(RackAwareRandom, InvariantsHoldOnEverySetAndStrategy) {
-  const std::uint64_t base = ::testing::UnitTest::GetInstance()->random_seed();
-  for (std::uint64_t i = 0; i < 400; ++i) {
-    const std::uint64_t seed = base * 1000003u + i;
-    SCOPED_TRACE("seed " + std::to_string(seed));
-    const RandomCase rc = random_case(seed, /*everyone_caught_up=*/false);
+// On random groups with racks (tests/support/random_group.hpp), for every task set, strategy and
+// both cost presets.
+RC_GTEST_PROP(RackAwareRandom, InvariantsHoldOnEverySetAndStrategy, ()) {
+  testing::GroupShape shape;
+  shape.racks = true;
+  shape.max_partitions = 5;
+  const testing::Group g = *testing::gen_group(shape);
+  const RandomCase& rc = g;
+  const auto seed = *rc::gen::inRange<std::uint64_t>(0, 8);  // where the round-robin starts
+  const bool ha_costs = *rc::gen::arbitrary<bool>();
+  {
     const Cluster& c = rc.cluster;
     const LagModel lags(c, rc.settings);
     for (auto tasks : {RackAwareTasks::stateful_actives, RackAwareTasks::stateless_actives, RackAwareTasks::standbys}) {
       for (auto strategy : {RackAwareStrategy::min_traffic, RackAwareStrategy::balance_subtopology}) {
         const AssignmentDraft before = starting_draft(rc, lags, seed);
         AssignmentDraft after = before;
-        const RackAwareCosts costs = i % 2 == 0 ? kHighAvailabilityRackCosts : kStickyRackCosts;
+        const RackAwareCosts costs = ha_costs ? kHighAvailabilityRackCosts : kStickyRackCosts;
         const auto r = optimize_rack_aware(c, lags, after, options(tasks, costs, strategy));
-        ASSERT_TRUE(validate(c, rc.settings, after.finish(false)).empty());
-        ASSERT_EQ(counts(after), counts(before));
+        RC_ASSERT(validate(c, rc.settings, after.finish(false)).empty());
+        RC_ASSERT((counts(after)) == (counts(before)));
         for (bool stateful : {true, false})
-          ASSERT_EQ(active_kind_counts(c, after, stateful), active_kind_counts(c, before, stateful));
-        ASSERT_LE(r.cost_after, r.cost_before);
+          RC_ASSERT((active_kind_counts(c, after, stateful)) == (active_kind_counts(c, before, stateful)));
+        RC_ASSERT((r.cost_after) <= (r.cost_before));
         // The figures are the draft's.
         std::uint64_t traffic_before = 0, traffic_after = 0, moved = 0;
         for (TaskIndex t = 0; t < c.task_count(); ++t) {
@@ -470,7 +425,7 @@ TEST(RackAwareRandom, InvariantsHoldOnEverySetAndStrategy) {
             std::uint32_t fresh_before = 0, fresh_after = 0;
             for (ClientIndex x : before.standby_slots(t)) fresh_before += x != kNoClient && lags.caught_up(t, x);
             for (ClientIndex x : after.standby_slots(t)) fresh_after += x != kNoClient && lags.caught_up(t, x);
-            ASSERT_EQ(fresh_after, fresh_before) << "task " << t;
+            RC_ASSERT((fresh_after) == (fresh_before));
           } else if (c.tasks[t].stateful == (tasks == RackAwareTasks::stateful_actives) && before.active(t) != kNoClient) {
             const ClientIndex from = before.active(t), to = after.active(t);
             traffic_before += cross(c, t, from);
@@ -478,9 +433,8 @@ TEST(RackAwareRandom, InvariantsHoldOnEverySetAndStrategy) {
             moved += from != to;
             if (c.tasks[t].stateful && from != to) {
               // High availability: no less caught up than before.
-              ASSERT_TRUE(lags.caught_up(t, to) || (!lags.caught_up(t, from) && lags.caught_up_count(t) == 0 &&
-                                                    !less_lag(lags.lag(t, from), lags.lag(t, to))))
-                  << "task " << t << " moved to a less caught-up client";
+              RC_ASSERT(lags.caught_up(t, to) || (!lags.caught_up(t, from) && lags.caught_up_count(t) == 0 &&
+                                                    !less_lag(lags.lag(t, from), lags.lag(t, to))));
             }
           }
         }
@@ -500,18 +454,18 @@ TEST(RackAwareRandom, InvariantsHoldOnEverySetAndStrategy) {
           const auto kind_counts = active_kind_counts(c, before, stateful);
           for (const auto& [key, n] : now) {
             const std::uint32_t share = (kind_counts[key.second] * per_sub[key.first] + total - 1) / total;
-            ASSERT_LE(n, std::max(share, held[key])) << "sub " << key.first << " client " << key.second;
+            RC_ASSERT((n) <= (std::max(share, held[key])));
           }
         }
-        ASSERT_EQ(r.traffic_before, traffic_before);
-        ASSERT_EQ(r.traffic_after, traffic_after);
-        ASSERT_EQ(r.moved, moved);
-        ASSERT_EQ(r.cost_after, costs.traffic * static_cast<std::int64_t>(traffic_after) +
-                                    costs.non_overlap * static_cast<std::int64_t>(moved));
+        RC_ASSERT((r.traffic_before) == (traffic_before));
+        RC_ASSERT((r.traffic_after) == (traffic_after));
+        RC_ASSERT((r.moved) == (moved));
+        RC_ASSERT((r.cost_after) == (costs.traffic * static_cast<std::int64_t>(traffic_after) +
+                                    costs.non_overlap * static_cast<std::int64_t>(moved)));
         // Deterministic.
         AssignmentDraft again = before;
         optimize_rack_aware(c, lags, again, options(tasks, costs, strategy));
-        ASSERT_EQ(again.finish(false), after.finish(false));
+        RC_ASSERT((again.finish(false)) == (after.finish(false)));
       }
     }
   }
@@ -552,16 +506,20 @@ std::int64_t brute_force(const Cluster& c, const AssignmentDraft& d, RackAwareTa
   return best;
 }
 
+// Small groups where everyone is caught up (every end offset 0), so that only traffic and
+// movement count: the flow's cost equals the brute force's.
 TEST(RackAwareRandom, OptimalAgainstBruteForce) {
-  const std::uint64_t base = ::testing::UnitTest::GetInstance()->random_seed();
   int checked = 0;
-  for (std::uint64_t i = 0; i < 300 && checked < 150; ++i) {
-    const std::uint64_t seed = base * 7919u + i;
-    SCOPED_TRACE("seed " + std::to_string(seed));
-    RandomCase rc = random_case(seed, /*everyone_caught_up=*/true);
-    rc.settings.num_standby_replicas = std::min<std::uint32_t>(rc.settings.num_standby_replicas, 1);
+  EXPECT_TRUE(rc::check("optimal against brute force", [&checked] {
+    testing::GroupShape shape;
+    shape.racks = true;
+    shape.max_subtopologies = 2;
+    shape.max_partitions = 4;  // at most 8 tasks
+    shape.max_end_offset = 0;
+    shape.max_standbys = 1;
+    const RandomCase rc = *testing::gen_group(shape);
+    const auto seed = *rc::gen::inRange<std::uint64_t>(0, 8);
     const Cluster& c = rc.cluster;
-    if (c.task_count() > 8) continue;
     const LagModel lags(c, rc.settings);
     for (auto tasks : {RackAwareTasks::stateless_actives, RackAwareTasks::standbys}) {
       for (RackAwareCosts costs : {kHighAvailabilityRackCosts, kStickyRackCosts, RackAwareCosts{3, 2}}) {
@@ -569,12 +527,12 @@ TEST(RackAwareRandom, OptimalAgainstBruteForce) {
         const std::int64_t best = brute_force(c, d, tasks, costs);
         const auto r = optimize_rack_aware(c, lags, d, options(tasks, costs));
         if (!r.applied) continue;
-        ASSERT_EQ(r.cost_after, best);
+        RC_ASSERT(r.cost_after == best);
         ++checked;
       }
     }
-  }
-  EXPECT_GT(checked, 50);
+  }));
+  EXPECT_GT(checked, 50);  // the flow ran, not just the early exits
 }
 
 TEST(RackAwareRandom, ManyClientsPerRackUseBlockHubsAndStayOptimal) {

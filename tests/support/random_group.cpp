@@ -41,7 +41,7 @@ Group make_group(const GroupShape& shape) {
     for (std::uint32_t p = 0, m = pick<std::uint32_t>(1, shape.max_partitions); p < m; ++p) {
       Task t;
       t.id = {static_cast<std::int32_t>(s), static_cast<std::int32_t>(p)};
-      if (kind == 1 || kind == 3) t.stores.push_back({"log", true, pick<std::int64_t>(0, 200000)});
+      if (kind == 1 || kind == 3) t.stores.push_back({"log", true, pick<std::int64_t>(0, shape.max_end_offset)});
       if (kind == 2 || kind == 3) t.stores.push_back({"mem", false, 0});
       t.weight = weights == 0   ? 1.0
                  : weights == 1 ? pick(1, 1000) / 100.0

@@ -34,6 +34,7 @@ struct GroupShape {
   std::uint32_t max_partitions = 10;  // per sub-topology
   std::uint32_t max_clients = 8;
   std::uint32_t max_threads = 4;  // per client
+  std::int64_t max_end_offset = 200000;  // a logged store's changelog end (0: every copy caught up)
   bool nonlogged_stores = true;   // sub-topologies with a non-logged store (alone or with a logged one)
   bool previous_standbys = true;  // previous standby copies of logged tasks (near the end)
   bool other_copies = true;       // offset sums of clients that neither ran nor stood by the task
