@@ -57,7 +57,7 @@ Group make_group(const GroupShape& shape) {
     }
   }
 
-  const auto clients = pick<std::uint32_t>(1, shape.max_clients);
+  const auto clients = pick<std::uint32_t>(shape.min_clients, shape.max_clients);
   const bool tags = racks > 0 && one_in(2);
   for (std::uint32_t i = 0; i < clients; ++i) {
     Client client;

@@ -32,6 +32,7 @@ namespace assignor::testing {
 struct GroupShape {
   std::uint32_t max_subtopologies = 4;
   std::uint32_t max_partitions = 10;  // per sub-topology
+  std::uint32_t min_clients = 1;
   std::uint32_t max_clients = 8;
   std::uint32_t max_threads = 4;  // per client
   std::int64_t max_end_offset = 200000;  // a logged store's changelog end (0: every copy caught up)

@@ -1,10 +1,11 @@
 // least_movement: scenarios, and optimality of its balanced target checked by brute force.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
 
-#include <random>
 
 #include "cluster_builder.hpp"
+#include "random_group.hpp"
 #include "strategy_runner.hpp"
 
 namespace assignor {
@@ -118,65 +119,48 @@ std::int64_t placement_cost(const Cluster& c, const LagModel& lags, TaskIndex t,
   return 100 + static_cast<std::int64_t>(static_cast<long double>(offsets) * 1000 / max_end);
 }
 
-TEST(LeastMovement, TargetIsTheCheapestBalancedAssignmentByBruteForce) {
-  std::mt19937_64 rng(::testing::UnitTest::GetInstance()->random_seed());
-  for (int round = 0; round < 60; ++round) {
-    const std::uint64_t seed = rng();
-    SCOPED_TRACE("seed " + std::to_string(seed));
-    std::mt19937_64 r(seed);
-    ClusterBuilder b;
-    const int n_tasks = 4 + static_cast<int>(r() % 5);  // 4..8 tasks
-    std::vector<std::string> ids;
-    for (int i = 0; i < n_tasks; ++i) {
-      ids.push_back("0_" + std::to_string(i));
-      if (r() % 3 == 0) b.stateless(ids.back());
-      else b.stateful(ids.back(), 1000 + static_cast<std::int64_t>(r() % 100000));
-    }
-    const char* names[] = {"a", "b", "c"};
-    std::vector<std::vector<std::string>> prev(3);
-    for (const auto& id : ids)
-      if (r() % 4 != 0) prev[r() % 3].push_back(id);
-    for (int k = 0; k < 3; ++k) {
-      b.client(names[k]).previous_active(prev[k]);
-      std::vector<std::pair<std::string, std::int64_t>> sums;
-      for (const auto& id : prev[k]) sums.push_back({id, -2});
-      for (const auto& id : ids)
-        if (std::find(prev[k].begin(), prev[k].end(), id) == prev[k].end() && r() % 3 == 0)
-          sums.push_back({id, static_cast<std::int64_t>(r() % 1000)});
-      b.offsets(sums);
-    }
-    Cluster c = b.build();
-    AssignmentSettings s;
-    s.acceptable_recovery_lag = 100;
-    const LagModel lags(c, s);
-    std::int64_t max_end = 1;
-    for (const auto& t : c.tasks) max_end = std::max(max_end, t.end_offset_sum);
+// Three one-thread clients and up to 8 tasks of one sub-topology (3^8 assignments to try), from the
+// shared generator (tests/support/random_group.hpp).
+RC_GTEST_PROP(LeastMovement, TargetIsTheCheapestBalancedAssignmentByBruteForce, ()) {
+  testing::GroupShape shape;
+  shape.max_subtopologies = 1;
+  shape.max_partitions = 8;
+  shape.min_clients = 3;
+  shape.max_clients = 3;
+  shape.max_threads = 1;
+  shape.nonlogged_stores = false;
+  const testing::Group g = *testing::gen_group(shape);
+  const Cluster& c = g.cluster;
+  const AssignmentSettings& s = g.settings;
+  const LagModel lags(c, s);
+  std::int64_t max_end = 1;
+  for (const auto& t : c.tasks) max_end = std::max(max_end, t.end_offset_sum);
 
-    const auto target = run_lm(c, s, /*target_only=*/true);
-    std::vector<ClientIndex> owner(c.task_count());
-    for (const auto& p : target.assignment.actives) owner[p.task] = p.client;
-    std::int64_t got = 0;
-    for (TaskIndex t = 0; t < c.task_count(); ++t) got += placement_cost(c, lags, t, owner[t], max_end);
+  const auto target = run_lm(c, s, /*target_only=*/true);
+  std::vector<ClientIndex> owner(c.task_count());
+  for (const auto& p : target.assignment.actives) owner[p.task] = p.client;
+  std::int64_t got = 0;
+  for (TaskIndex t = 0; t < c.task_count(); ++t) got += placement_cost(c, lags, t, owner[t], max_end);
 
-    std::int64_t best = std::numeric_limits<std::int64_t>::max();
-    std::vector<ClientIndex> assign(c.task_count(), 0);
-    std::uint64_t combos = 1;
-    for (std::size_t i = 0; i < c.task_count(); ++i) combos *= 3;
-    for (std::uint64_t code = 0; code < combos; ++code) {
-      std::uint64_t x = code;
-      int counts[3] = {0, 0, 0};
-      std::int64_t cost = 0;
-      for (TaskIndex t = 0; t < c.task_count(); ++t, x /= 3) {
-        const auto client = static_cast<ClientIndex>(x % 3);
-        ++counts[client];
-        cost += placement_cost(c, lags, t, client, max_end);
-      }
-      if (*std::max_element(counts, counts + 3) - *std::min_element(counts, counts + 3) > 1) continue;
-      best = std::min(best, cost);
+  std::int64_t best = std::numeric_limits<std::int64_t>::max();
+  std::vector<ClientIndex> assign(c.task_count(), 0);
+  std::uint64_t combos = 1;
+  for (std::size_t i = 0; i < c.task_count(); ++i) combos *= 3;
+  for (std::uint64_t code = 0; code < combos; ++code) {
+    std::uint64_t x = code;
+    int counts[3] = {0, 0, 0};
+    std::int64_t cost = 0;
+    for (TaskIndex t = 0; t < c.task_count(); ++t, x /= 3) {
+      const auto client = static_cast<ClientIndex>(x % 3);
+      ++counts[client];
+      cost += placement_cost(c, lags, t, client, max_end);
     }
-    EXPECT_EQ(got, best) << describe(c, target.assignment);
+    if (*std::max_element(counts, counts + 3) - *std::min_element(counts, counts + 3) > 1) continue;
+    best = std::min(best, cost);
   }
+  testing::require(got == best, [&] { return "cost " + std::to_string(got) + ", brute force " + std::to_string(best) + "\n" + describe(c, target.assignment); });
 }
+
 
 }  // namespace
 }  // namespace assignor
