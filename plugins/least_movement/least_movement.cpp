@@ -29,7 +29,6 @@
 
 #include <algorithm>
 #include <map>
-#include <queue>
 #include <string>
 #include <vector>
 
@@ -94,34 +93,10 @@ class LeastMovement final : public Strategy {
   // Per-client active counts: proportional to threads, ties to the client that holds more now.
   // (With equal threads the flow itself decides which clients take the remainder; see below.)
   static std::vector<std::uint32_t> quotas(const Cluster& cluster) {
-    const std::size_t n = cluster.client_count();
-    const std::uint64_t total = cluster.task_count();
-    const std::uint64_t threads = cluster.total_threads();
-    std::vector<std::uint32_t> held(n, 0), quota(n, 0);
+    std::vector<std::uint32_t> held(cluster.client_count(), 0);
     for (ClientIndex c : cluster.previous_active_owner())
       if (c != kNoClient) ++held[c];
-    std::uint64_t given = 0;
-    for (ClientIndex c = 0; c < n; ++c) {
-      quota[c] = static_cast<std::uint32_t>(total * cluster.clients[c].threads / threads);
-      given += quota[c];
-    }
-    auto later = [&](ClientIndex a, ClientIndex b) {
-      const int cmp = compare_load(quota[a] + 1ull, cluster.clients[a].threads, quota[b] + 1ull,
-                                   cluster.clients[b].threads);
-      if (cmp != 0) return cmp > 0;
-      const bool a_wants = held[a] > quota[a], b_wants = held[b] > quota[b];
-      if (a_wants != b_wants) return !a_wants;
-      return a > b;
-    };
-    std::priority_queue<ClientIndex, std::vector<ClientIndex>, decltype(later)> heap(later);
-    for (ClientIndex c = 0; c < n; ++c) heap.push(c);
-    for (; given < total; ++given) {
-      const ClientIndex c = heap.top();
-      heap.pop();
-      ++quota[c];
-      heap.push(c);
-    }
-    return quota;
+    return proportional_quotas(cluster, cluster.task_count(), held);
   }
 
   struct Arc {

@@ -48,10 +48,13 @@ std::vector<std::uint32_t> client_threads(const Cluster& cluster) {
   return threads;
 }
 
-std::vector<std::uint32_t> proportional_quotas(const Cluster& cluster, std::uint64_t total) {
+std::vector<std::uint32_t> proportional_quotas(const Cluster& cluster, std::uint64_t total,
+                                               std::span<const std::uint32_t> held) {
   const std::size_t n = cluster.client_count();
   std::vector<std::uint32_t> quota(n, 0);
   if (n == 0 || total == 0) return quota;
+  if (!held.empty() && held.size() != n)
+    throw std::invalid_argument("proportional_quotas: held needs one entry per client");
   const std::uint64_t threads = cluster.total_threads();
   // Start from the floor of the exact share (never above what the highest-averages method gives),
   // then hand out the remainder one task at a time to the lowest (count + 1) / threads.
@@ -63,19 +66,25 @@ std::vector<std::uint32_t> proportional_quotas(const Cluster& cluster, std::uint
   struct Next {
     std::uint64_t count_plus_one;
     std::uint64_t threads;
+    bool wants;  // holds more than its count so far
     ClientIndex client;
+  };
+  auto next_of = [&](ClientIndex c) {
+    return Next{quota[c] + 1ull, cluster.clients[c].threads, !held.empty() && held[c] > quota[c], c};
   };
   auto later = [](const Next& a, const Next& b) {
     const int cmp = compare_load(a.count_plus_one, a.threads, b.count_plus_one, b.threads);
-    return cmp != 0 ? cmp > 0 : a.client > b.client;
+    if (cmp != 0) return cmp > 0;
+    if (a.wants != b.wants) return !a.wants;
+    return a.client > b.client;
   };
   std::priority_queue<Next, std::vector<Next>, decltype(later)> heap(later);
-  for (ClientIndex c = 0; c < n; ++c) heap.push({quota[c] + 1ull, cluster.clients[c].threads, c});
+  for (ClientIndex c = 0; c < n; ++c) heap.push(next_of(c));
   for (; given < total; ++given) {
-    Next next = heap.top();
+    const ClientIndex c = heap.top().client;
     heap.pop();
-    ++quota[next.client];
-    heap.push({quota[next.client] + 1ull, next.threads, next.client});
+    ++quota[c];
+    heap.push(next_of(c));
   }
   return quota;
 }

@@ -1,6 +1,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+#include <vector>
+
 #include "assignor/balance.hpp"
 #include "cluster_builder.hpp"
 
@@ -20,6 +23,19 @@ TEST(ProportionalQuotas, RemainderGoesToLowestNextLoadThenClientOrder) {
   const Cluster c = ClusterBuilder().client("a", 1).client("b", 1).client("c", 1).build();
   EXPECT_THAT(proportional_quotas(c, 7), ElementsAre(3, 2, 2));
   EXPECT_THAT(proportional_quotas(c, 2), ElementsAre(1, 1, 0));
+}
+
+// With what each client holds now, the remainder goes first to clients holding more than their
+// count so far (fewest moves), then by client order; the shares stay the same.
+TEST(ProportionalQuotas, RemainderPrefersClientsThatHoldMore) {
+  const Cluster c = ClusterBuilder().client("a", 1).client("b", 1).client("c", 1).build();
+  const std::vector<std::uint32_t> held{0, 1, 5};
+  EXPECT_THAT(proportional_quotas(c, 2, held), ElementsAre(0, 1, 1));
+  EXPECT_THAT(proportional_quotas(c, 7, held), ElementsAre(2, 2, 3));
+  const std::vector<std::uint32_t> nobody{0, 0, 0};
+  EXPECT_THAT(proportional_quotas(c, 2, nobody), ElementsAre(1, 1, 0));
+  const std::vector<std::uint32_t> wrong{1, 2};
+  EXPECT_THROW(proportional_quotas(c, 2, wrong), std::invalid_argument);
 }
 
 TEST(ProportionalQuotas, AreBalancedForManyShapes) {

@@ -63,7 +63,10 @@ std::vector<std::uint32_t> client_threads(const Cluster& cluster);
 // Splits `total` tasks over clients in proportion to their threads (highest-averages method: each
 // next task goes to the client with the lowest (count + 1) / threads, ties by client index). The
 // result is balanced: no client could give a task to another and lower the larger per-thread load.
-std::vector<std::uint32_t> proportional_quotas(const Cluster& cluster, std::uint64_t total);
+// With `held` (one entry per client: the tasks it holds now), ties go first to a client holding
+// more than its count so far, so that the remainder lands where it moves the fewest tasks.
+std::vector<std::uint32_t> proportional_quotas(const Cluster& cluster, std::uint64_t total,
+                                               std::span<const std::uint32_t> held = {});
 
 // Places num_standby_replicas standbys of every task with a logged store, in task order, each on
 // the least-loaded client (active + standby + warmup per thread) that does not hold the task.
