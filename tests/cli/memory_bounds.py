@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Memory is bounded by the input: for inputs accepted and refused, the command's peak resident
 memory (the kernel's own count, ru_maxrss: no timing involved) stays under 10 x the file's size
-plus 100 MB, and running out of memory is exit 2 with a message, never a crash or exit 1.
+plus 100 MB (the generated 100k-task cluster, accepted: under 80 MiB for the whole run), and
+running out of memory is exit 2 with a message, never a crash or exit 1.
 
 Cases: a YAML and a JSON file that are one long list of one-character items (refused while being
 read), a generated 100k-task cluster (accepted), /dev/zero under a 64 MiB size limit (refused at
@@ -58,17 +59,18 @@ def main():
     with open(config) as src, open(small_limit, "w") as dst:
         dst.write(src.read() + "limits: {max_file_mb: 64}\n")
 
-    cases = [  # name, file, config, expected exit, stderr text, size that counts
-        ("one-character list (YAML)", long_yaml, config, 2, "the document would need more than", None),
-        ("one-character list (JSON)", long_json, config, 2, "the document would need more than", None),
-        ("100k tasks x 1,000 clients", big, config, 0, "", None),
-        ("/dev/zero, 64 MiB limit", "/dev/zero", small_limit, 2, "too large (more than 67108864 bytes)", 64 * MB),
+    cases = [  # name, file, config, expected exit, stderr text, size that counts, bound (default 10 x size + 100 MiB)
+        ("one-character list (YAML)", long_yaml, config, 2, "the document would need more than", None, None),
+        ("one-character list (JSON)", long_json, config, 2, "the document would need more than", None, None),
+        # The whole run (read, assign, metrics, write) within issue 15's 80 MB target (66 MB measured).
+        ("100k tasks x 1,000 clients", big, config, 0, "", None, 80 * MB),
+        ("/dev/zero, 64 MiB limit", "/dev/zero", small_limit, 2, "too large (more than 67108864 bytes)", 64 * MB, None),
     ]
     failures = 0
-    for name, path, cfg, status, text, size in cases:
+    for name, path, cfg, status, text, size, bound in cases:
         p, peak = run([assignor, "assign", "--config", cfg, "--cluster", path, "--output", os.devnull])
         size = size or os.path.getsize(path)
-        bound = 10 * size + 100 * MB
+        bound = bound or 10 * size + 100 * MB
         ok = p.returncode == status and text in p.stderr and (sanitizer or peak <= bound)
         failures += not ok
         print(f"{'ok  ' if ok else 'FAIL'} {name}: exit {p.returncode} (want {status}), peak {peak // MB} MiB "
