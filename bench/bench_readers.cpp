@@ -7,6 +7,7 @@
 //
 // rack_list/N: one partition listing N racks (YAML), a list that once made the reader quadratic.
 // previous_by_thread/N: a client with N previous actives and the same N in previous_by_thread.
+// store_list/N: one task with N stores (repeated names are found by hashing past a few).
 // cluster_json/N: a generated-like JSON cluster of N tasks over 100 clients (strict JSON: simdjson).
 // end_to_end/N: what `assignor assign --cluster FILE` does with a generated scale-out file of N
 //   tasks over N/100 clients (100 sub-topologies, 4 threads per client, 1 standby, seed 1):
@@ -51,6 +52,12 @@ std::string previous_by_thread(int n) {
                             list, list);
 }
 
+std::string store_list(int n) {
+  std::string stores;
+  for (int i = 0; i < n; ++i) stores += fmt::format("{}{{name: s{}, logged: false}}", i ? ", " : "", i);
+  return fmt::format("tasks: [{{id: 0_0, stores: [{}]}}]\nclients: [{{id: c, threads: 1}}]\n", stores);
+}
+
 std::string cluster_json(int tasks) {
   constexpr int kClients = 100;
   std::string text = "{\"version\": 1, \"tasks\": [\n";
@@ -84,6 +91,7 @@ constexpr char kJson[] = "c.json";
 
 BENCHMARK(read<rack_list, kYaml>)->Name("rack_list")->Arg(20'000)->Arg(200'000)->Unit(benchmark::kMillisecond);
 BENCHMARK(read<previous_by_thread, kYaml>)->Name("previous_by_thread")->Arg(10'000)->Arg(100'000)->Unit(benchmark::kMillisecond);
+BENCHMARK(read<store_list, kYaml>)->Name("store_list")->Arg(10'000)->Arg(100'000)->Unit(benchmark::kMillisecond);
 BENCHMARK(read<cluster_json, kJson>)->Name("cluster_json")->Arg(10'000)->Arg(100'000)->Unit(benchmark::kMillisecond);
 
 void end_to_end(benchmark::State& state) {

@@ -52,6 +52,7 @@ const std::vector<std::string> kThreadKeys = {"active", "standby"};
 enum ThreadKey : std::size_t { kThreadActive, kThreadStandby };
 
 constexpr std::uint32_t kUnmarked = std::numeric_limits<std::uint32_t>::max();
+constexpr std::size_t kLinearStoreSearch = 16;  // longer store lists find repeated names by hashing
 
 std::uint64_t task_key(TaskId id) noexcept {
   return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(id.subtopology)) << 32) |
@@ -223,6 +224,7 @@ class ClusterParser {
   void parse_stores(const Node& list, Task& task, const Place& place) {
     r_.expect_list(list, lazy_field(place, "stores"));
     task.stores.reserve(list.size());
+    std::unordered_map<std::string, std::size_t> long_store_list;  // name -> position, for long lists
     std::size_t i = 0;
     for (const Node& node : list) {
       const std::size_t k = i++;
@@ -235,11 +237,18 @@ class ClusterParser {
       const Node& name_node = f.require(kStoreName, store_place);
       const auto name_place = at(".name");
       store.name = r_.string(name_node, name_place);
-      // Tasks have a few stores: a linear search finds a repeated name without a set per task.
-      for (std::size_t j = 0; j < task.stores.size(); ++j)
-        if (task.stores[j].name == store.name)
-          r_.fail_at(name_node, name_place,
-                     fmt::format("duplicate store name '{}' (first at line {})", store.name, store_line_[j]));
+      // Tasks have a few stores: a linear search finds a repeated name without a set per task; a
+      // long list (a hostile file) gets a hash set, so that reading stays linear.
+      std::size_t first = task.stores.size();
+      if (list.size() <= kLinearStoreSearch) {
+        for (std::size_t j = 0; j < task.stores.size() && first == task.stores.size(); ++j)
+          if (task.stores[j].name == store.name) first = j;
+      } else if (const auto [it, inserted] = long_store_list.emplace(store.name, k); !inserted) {
+        first = it->second;
+      }
+      if (first != task.stores.size())
+        r_.fail_at(name_node, name_place,
+                   fmt::format("duplicate store name '{}' (first at line {})", store.name, store_line_[first]));
       if (f.has(kLogged)) store.logged = r_.boolean(f.value(kLogged), at(".logged"));
       const auto offset_place = at(".changelog_end_offset");
       if (store.logged) {

@@ -250,6 +250,29 @@ TEST(ReaderScaling, PreviousByThreadIsLinearInTheClientsTasks) {
               HasSubstr("task '0_1' is not in the client's previous_active"));
 }
 
+// A task's store names are checked for repeats by a short scan while the list is short, by hashing
+// when it is long (a hostile file): both find the repeat, with the line of the first.
+TEST(ReaderScaling, LongStoreListIsLinear) {
+  constexpr int kStores = 100'000;
+  std::string stores;
+  for (int i = 0; i < kStores; ++i) stores += fmt::format("{}{{name: s{}, logged: false}}", i ? ", " : "", i);
+  const Cluster cluster =
+      parse_cluster(fmt::format("tasks: [{{id: 0_0, stores: [{}]}}]\nclients: [{{id: c, threads: 1}}]\n", stores),
+                    "c.yaml");
+  EXPECT_EQ(cluster.tasks[0].stores.size(), static_cast<std::size_t>(kStores));
+  const std::string repeated =
+      fmt::format("tasks:\n  - id: 0_0\n    stores:\n{}      - {{name: s7, logged: false}}\nclients: [{{id: c, threads: 1}}]\n",
+                  [] {
+                    std::string lines;
+                    for (int i = 0; i < 40; ++i) lines += fmt::format("      - {{name: s{}, logged: false}}\n", i);
+                    return lines;
+                  }());
+  EXPECT_THAT(cluster_error(repeated), HasSubstr("duplicate store name 's7' (first at line 11)"));
+  EXPECT_THAT(cluster_error("tasks: [{id: 0_0, stores: [{name: a, logged: false}, {name: a, logged: false}]}]\n"
+                            "clients: [{id: c, threads: 1}]\n"),
+              HasSubstr("duplicate store name 'a' (first at line 1)"));
+}
+
 // ---- offset sums: Kafka pins an overflowing sum at Long.MAX_VALUE; so do we ----
 
 TEST(OffsetOverflow, EndOffsetSumIsPinnedAtTheMaximum) {
