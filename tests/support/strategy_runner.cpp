@@ -1,5 +1,7 @@
 #include "strategy_runner.hpp"
 
+#include <rapidcheck.h>
+
 #include <sstream>
 
 namespace assignor::testing {
@@ -47,6 +49,14 @@ std::string describe(const Cluster& cluster, const Assignment& a) {
   }
   out << "probing: " << (a.probing_rebalance ? "yes" : "no") << "\n";
   return out.str();
+}
+
+void require_run(bool ok, const Cluster& cluster, const RunResult& run, const std::string& what) {
+  if (!ok) RC_FAIL(what + "\n" + describe(cluster, run.assignment));
+}
+
+void require_valid(const Cluster& cluster, const RunResult& run) {
+  require_run(run.errors.empty(), cluster, run, run.errors.empty() ? "" : run.errors.front().message);
 }
 
 }  // namespace assignor::testing

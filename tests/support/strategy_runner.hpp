@@ -40,4 +40,10 @@ const StrategyRunner& builtin_plugins();
 // Readable dump of an assignment for failure messages.
 std::string describe(const Cluster& cluster, const Assignment& a);
 
+// In a property test (random_group.hpp): fails the case, which RapidCheck then shrinks, unless
+// `ok`, saying `what` and describing the run's assignment.
+void require_run(bool ok, const Cluster& cluster, const RunResult& run, const std::string& what);
+// The same for a run that must be valid: the message is its first validation error.
+void require_valid(const Cluster& cluster, const RunResult& run);
+
 }  // namespace assignor::testing

@@ -40,17 +40,16 @@ void check_high_availability(const std::string& strategy) {
   shape.suspect_offsets = true;
   const testing::Group g = *testing::gen_group(shape);
   const auto r = builtin_plugins().run(strategy, g.cluster, g.settings);
-  const auto require = [&](bool ok, const std::string& what) {
-    testing::require(ok, [&] { return what + "\n" + describe(g.cluster, r.assignment); });
-  };
-  require(r.errors.empty(), r.errors.empty() ? "" : r.errors.front().message);
+  const Cluster& c = g.cluster;
+  testing::require_valid(c, r);
   const bool kafka = strategy == "high_availability";
-  const auto restoring = restoring_actives(g.cluster, g.settings, r.assignment, kafka);
-  require(restoring.empty(), restoring.empty() ? "" : "restoring active: " + restoring.front());
-  if (g.cluster.client_count() > g.settings.num_standby_replicas)
-    require(r.metrics.standby_shortfall == 0u, "a standby that fits is missing");
-  if (!r.assignment.warmups.empty()) require(r.assignment.probing_rebalance, "warmups without a probing rebalance");
-  require(builtin_plugins().run(strategy, g.cluster, g.settings).assignment == r.assignment, "not deterministic");
+  const auto restoring = restoring_actives(c, g.settings, r.assignment, kafka);
+  testing::require_run(restoring.empty(), c, r, restoring.empty() ? "" : "restoring active: " + restoring.front());
+  if (c.client_count() > g.settings.num_standby_replicas)
+    testing::require_run(r.metrics.standby_shortfall == 0u, c, r, "a standby that fits is missing");
+  if (!r.assignment.warmups.empty())
+    testing::require_run(r.assignment.probing_rebalance, c, r, "warmups without a probing rebalance");
+  testing::require(builtin_plugins().run(strategy, c, g.settings).assignment == r.assignment, "not deterministic");
 }
 
 RC_GTEST_PROP(HighAvailabilityRandom, ValidDeterministicAndNeverRestoring, ()) {

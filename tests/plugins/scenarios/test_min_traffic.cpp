@@ -261,37 +261,34 @@ testing::GroupShape rack_shape() {
 RC_GTEST_PROP(MinTrafficRandom, ValidNeverRestoringAndKeepsHighAvailabilityCounts, ()) {
   const testing::Group g = *testing::gen_group(rack_shape());
   const Cluster& c = g.cluster;
-  const auto explain = [&c](const testing::RunResult& r, std::string what) {
-    return [&r, &c, what] { return what + "\n" + describe(c, r.assignment); };
-  };
   const auto mt = builtin_plugins().run("min_traffic", c, g.settings);
-  testing::require(mt.errors.empty(), explain(mt, mt.errors.empty() ? "" : mt.errors.front().message));
-  testing::require(mt.metrics.restoring_actives == 0u, explain(mt, "a restoring active"));
+  testing::require_valid(c, mt);
+  testing::require_run(mt.metrics.restoring_actives == 0u, c, mt, "a restoring active");
   if (c.client_count() > g.settings.num_standby_replicas)
-    testing::require(mt.metrics.standby_shortfall == 0u, explain(mt, "a standby that fits is missing"));
+    testing::require_run(mt.metrics.standby_shortfall == 0u, c, mt, "a standby that fits is missing");
   if (!mt.assignment.warmups.empty())
-    testing::require(mt.assignment.probing_rebalance, explain(mt, "warmups without a probing rebalance"));
+    testing::require_run(mt.assignment.probing_rebalance, c, mt, "warmups without a probing rebalance");
   // high_availability_plus with the same settings but no optimiser: same counts, no less traffic.
   AssignmentSettings plain = g.settings;
   plain.rack_aware.strategy = RackAwareStrategy::none;
   const auto ha = builtin_plugins().run("high_availability_plus", c, plain, packing_like_min_traffic());
-  testing::require(ha.errors.empty(), explain(ha, "high_availability_plus: invalid"));
-  testing::require(same_counts(c, ha.assignment, mt.assignment), explain(mt, "per-client counts differ from the packing's"));
+  testing::require_valid(c, ha);
+  testing::require_run(same_counts(c, ha.assignment, mt.assignment), c, mt, "per-client counts differ from the packing's");
   if (ha.metrics.cross_rack_traffic)
-    testing::require(*mt.metrics.cross_rack_traffic <= *ha.metrics.cross_rack_traffic, explain(mt, "more cross-rack traffic"));
+    testing::require_run(*mt.metrics.cross_rack_traffic <= *ha.metrics.cross_rack_traffic, c, mt, "more cross-rack traffic");
   // Tag spread never suffers from the optimiser.
   if (!g.settings.rack_aware.tags.empty())
-    testing::require(*mt.metrics.tag_spread_shortfall <= *ha.metrics.tag_spread_shortfall, explain(mt, "worse tag spread"));
+    testing::require_run(*mt.metrics.tag_spread_shortfall <= *ha.metrics.tag_spread_shortfall, c, mt, "worse tag spread");
   testing::require(builtin_plugins().run("min_traffic", c, g.settings).assignment == mt.assignment, "not deterministic");
 }
 
 RC_GTEST_PROP(MinTrafficRandom, HighAvailabilityAndStickyStayValidWithRackAwareSettings, ()) {
   const testing::Group g = *testing::gen_group(rack_shape());
   const auto ha = builtin_plugins().run("high_availability", g.cluster, g.settings);
-  testing::require(ha.errors.empty(), ha.errors.empty() ? "" : ha.errors.front().message);
-  testing::require(ha.metrics.restoring_actives == 0u, [&] { return "a restoring active\n" + describe(g.cluster, ha.assignment); });
+  testing::require_valid(g.cluster, ha);
+  testing::require_run(ha.metrics.restoring_actives == 0u, g.cluster, ha, "a restoring active");
   const auto sticky = builtin_plugins().run("sticky", g.cluster, g.settings);
-  testing::require(sticky.errors.empty(), sticky.errors.empty() ? "" : sticky.errors.front().message);
+  testing::require_valid(g.cluster, sticky);
   if (g.cluster.client_count() > g.settings.num_standby_replicas)
     testing::require(ha.metrics.standby_shortfall == 0u && sticky.metrics.standby_shortfall == 0u,
                      "a standby that fits is missing");

@@ -353,11 +353,10 @@ RC_GTEST_PROP(StickyRandom, GroupsAreValidBalancedStickyAndDeterministic, ()) {
   const testing::Group g = *testing::gen_group(sticky_shape());
   const Cluster& c = g.cluster;
   const auto r = builtin_plugins().run("sticky", c, g.settings);
-  const auto explain = [&](std::string what) { return [&r, &c, what] { return what + "\n" + describe(c, r.assignment); }; };
-  testing::require(r.errors.empty(), explain(r.errors.empty() ? "" : r.errors.front().message));
-  testing::require(r.assignment.warmups.empty() && !r.assignment.probing_rebalance, explain("warmups or probing"));
+  testing::require_valid(c, r);
+  testing::require_run(r.assignment.warmups.empty() && !r.assignment.probing_rebalance, c, r, "warmups or probing");
   // Balanced actives, always: the quota never lets history unbalance them.
-  testing::require(r.metrics.active_load_spread <= 1.0, explain("active load spread above 1"));
+  testing::require_run(r.metrics.active_load_spread <= 1.0, c, r, "active load spread above 1");
   // Sticky up to the quota: a previous owner loses a task only when it ends at least at its base
   // share (floor(tasks / threads) per thread).
   const std::uint64_t per_thread = c.task_count() / c.total_threads();
@@ -367,15 +366,14 @@ RC_GTEST_PROP(StickyRandom, GroupsAreValidBalancedStickyAndDeterministic, ()) {
   for (const auto& p : r.assignment.actives) {
     const ClientIndex owner = previous[p.task];
     if (owner != kNoClient && owner != p.client)
-      testing::require(actives[owner] >= per_thread * c.clients[owner].threads,
-                       explain("task " + to_string(c.tasks[p.task].id) + " left " + c.clients[owner].id));
+      testing::require_run(actives[owner] >= per_thread * c.clients[owner].threads, c, r, "task " + to_string(c.tasks[p.task].id) + " left " + c.clients[owner].id);
   }
   // Every standby that fits is placed.
   std::uint64_t logged = 0;
   for (const auto& t : c.tasks) logged += t.has_logged_store ? 1 : 0;
   const std::uint64_t k = g.settings.num_standby_replicas;
   const std::uint64_t fits = std::min<std::uint64_t>(k, c.client_count() - 1);
-  testing::require(r.metrics.standby_shortfall == logged * (k - fits), explain("a standby that fits is missing"));
+  testing::require_run(r.metrics.standby_shortfall == logged * (k - fits), c, r, "a standby that fits is missing");
   testing::require(builtin_plugins().run("sticky", c, g.settings).assignment == r.assignment, "not deterministic");
 }
 
@@ -386,15 +384,14 @@ RC_GTEST_PROP(FallbackPriorRandom, GroupsKeepEveryPreviousActiveAndAskForProbing
   g.cluster.end_offsets_known = *rc::gen::arbitrary<bool>();
   const Cluster& c = g.cluster;
   const auto r = builtin_plugins().run("fallback_prior", c, g.settings);
-  const auto explain = [&](std::string what) { return [&r, &c, what] { return what + "\n" + describe(c, r.assignment); }; };
-  testing::require(r.errors.empty(), explain(r.errors.empty() ? "" : r.errors.front().message));
-  testing::require(r.assignment.warmups.empty() && r.assignment.probing_rebalance, explain("warmups, or no probing"));
-  testing::require(r.metrics.active_moves == 0u, explain("an active moved"));
+  testing::require_valid(c, r);
+  testing::require_run(r.assignment.warmups.empty() && r.assignment.probing_rebalance, c, r, "warmups, or no probing");
+  testing::require_run(r.metrics.active_moves == 0u, c, r, "an active moved");
   const auto previous = c.previous_active_owner();
   for (const auto& p : r.assignment.actives)
-    testing::require(previous[p.task] == kNoClient || previous[p.task] == p.client, explain("an active moved"));
+    testing::require_run(previous[p.task] == kNoClient || previous[p.task] == p.client, c, r, "an active moved");
   if (c.client_count() > g.settings.num_standby_replicas)
-    testing::require(r.metrics.standby_shortfall == 0u, explain("a standby that fits is missing"));
+    testing::require_run(r.metrics.standby_shortfall == 0u, c, r, "a standby that fits is missing");
   testing::require(builtin_plugins().run("fallback_prior", c, g.settings).assignment == r.assignment,
                    "not deterministic");
 }

@@ -67,18 +67,15 @@ RC_GTEST_PROP(StreamsBalancedRandom, ValidDeterministicStandbysAtKafkasFixedPoin
   const Cluster& c = g.cluster;
   const AssignmentSettings& s = g.settings;
   const auto r = builtin_plugins().run("streams_balanced", c, s);
-  const auto explain = [&](const testing::RunResult& run, std::string what) {
-    return [&run, &c, what] { return what + "\n" + describe(c, run.assignment); };
-  };
-  testing::require(r.errors.empty(), explain(r, r.errors.empty() ? "" : r.errors.front().message));
-  testing::require(r.metrics.restoring_actives == 0u, explain(r, "a restoring active"));
+  testing::require_valid(c, r);
+  testing::require_run(r.metrics.restoring_actives == 0u, c, r, "a restoring active");
   testing::require(builtin_plugins().run("streams_balanced", c, s).assignment == r.assignment, "not deterministic");
 
   // Without the refiner (the assignor's own answer): no standby can move from one client to
   // another under Kafka's skew rule (the load being the stateful actives and standbys per thread).
   const auto raw = builtin_plugins().run("streams_balanced", c, s,
                                          StrategyParams(std::map<std::string, std::string>{{"refiner", "false"}}));
-  testing::require(raw.errors.empty(), explain(raw, raw.errors.empty() ? "" : raw.errors.front().message));
+  testing::require_valid(c, raw);
   std::vector<double> held(c.client_count(), 0);
   std::vector<std::vector<TaskIndex>> standbys(c.client_count());
   std::vector<std::vector<bool>> holds(c.client_count(), std::vector<bool>(c.task_count(), false));
@@ -99,9 +96,7 @@ RC_GTEST_PROP(StreamsBalancedRandom, ValidDeterministicStandbysAtKafkasFixedPoin
       const double proposed = (held[src] - 1) / ts - (held[dst] + 1) / td;
       const bool movable = skew > 0 && proposed >= 0 && proposed < skew;
       for (TaskIndex t : standbys[src])
-        testing::require(!(movable && !holds[dst][t]),
-                         explain(raw, "standby " + to_string(c.tasks[t].id) + " could still move from " +
-                                          c.clients[src].id + " to " + c.clients[dst].id));
+        testing::require_run(!(movable && !holds[dst][t]), c, raw, "standby " + to_string(c.tasks[t].id) + " could still move from " + c.clients[src].id + " to " + c.clients[dst].id);
     }
 }
 

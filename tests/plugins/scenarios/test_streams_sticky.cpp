@@ -186,20 +186,16 @@ RC_GTEST_PROP(StreamsStickyRandom, GroupsAreValidDeterministicAndNeverRestoreWhi
   const Cluster& c = g.cluster;
   const AssignmentSettings& s = g.settings;
   const auto r = builtin_plugins().run("streams_sticky", c, s);
-  const auto explain = [&](const testing::RunResult& run, std::string what) {
-    return [&run, &c, what] { return what + "\n" + describe(c, run.assignment); };
-  };
-  testing::require(r.errors.empty(), explain(r, r.errors.empty() ? "" : r.errors.front().message));
-  testing::require(r.metrics.restoring_actives == 0u, explain(r, "a restoring active"));
-  testing::require(r.assignment.warmups.size() <= s.max_warmup_replicas, explain(r, "too many warmups"));
+  testing::require_valid(c, r);
+  testing::require_run(r.metrics.restoring_actives == 0u, c, r, "a restoring active");
+  testing::require_run(r.assignment.warmups.size() <= s.max_warmup_replicas, c, r, "too many warmups");
   if (!r.assignment.warmups.empty())
-    testing::require(r.assignment.probing_rebalance, explain(r, "warmups without a probing rebalance"));
+    testing::require_run(r.assignment.probing_rebalance, c, r, "warmups without a probing rebalance");
   testing::require(builtin_plugins().run("streams_sticky", c, s).assignment == r.assignment, "not deterministic");
   // Without the refiner: never a warmup, never probing, and every task placed all the same.
   const auto raw = builtin_plugins().run("streams_sticky", c, s, refiner_param(false));
-  testing::require(raw.errors.empty(), explain(raw, raw.errors.empty() ? "" : raw.errors.front().message));
-  testing::require(raw.assignment.warmups.empty() && !raw.assignment.probing_rebalance,
-                   explain(raw, "warmups or probing without the refiner"));
+  testing::require_valid(c, raw);
+  testing::require_run(raw.assignment.warmups.empty() && !raw.assignment.probing_rebalance, c, raw, "warmups or probing without the refiner");
 }
 
 }  // namespace

@@ -198,24 +198,20 @@ RC_GTEST_PROP(WeightedRandom, BalancedWithinTheLargestWeightAndNeverRestoring, (
   const testing::Group g = *testing::gen_group(shape);
   const Cluster& c = g.cluster;
   const double limit = bound(c) + 1e-9;
-  const auto explain = [&c](const testing::RunResult& r, std::string what) {
-    return [&r, &c, what] { return what + "\n" + describe(c, r.assignment); };
-  };
   const auto target = run("weighted", c, g.settings, kTargetOnly);
-  testing::require(target.errors.empty(), explain(target, "invalid target"));
-  testing::require(target.metrics.weighted_load_spread <= limit, explain(target, "target spread above the bound"));
+  testing::require_valid(c, target);
+  testing::require_run(target.metrics.weighted_load_spread <= limit, c, target, "target spread above the bound");
   const auto lm_target = run("least_movement", c, g.settings, kLeastMovementByWeightTarget);
-  testing::require(lm_target.metrics.weighted_load_spread <= limit,
-                   explain(lm_target, "least_movement's target spread above the bound"));
+  testing::require_run(lm_target.metrics.weighted_load_spread <= limit, c, lm_target, "least_movement's target spread above the bound");
 
   const auto first = run("weighted", c, g.settings);
-  testing::require(first.errors.empty(), explain(first, "invalid"));
+  testing::require_valid(c, first);
   testing::require(run("weighted", c, g.settings).assignment == first.assignment, "not deterministic");
-  testing::require(first.metrics.restoring_actives == 0u, explain(first, "a restoring active"));
+  testing::require_run(first.metrics.restoring_actives == 0u, c, first, "a restoring active");
   if (!first.assignment.warmups.empty())
-    testing::require(first.assignment.probing_rebalance, explain(first, "warmups without a probing rebalance"));
+    testing::require_run(first.assignment.probing_rebalance, c, first, "warmups without a probing rebalance");
   const auto lm = run("least_movement", c, g.settings, kLeastMovementByWeight);
-  testing::require(lm.metrics.restoring_actives == 0u, explain(lm, "least_movement: a restoring active"));
+  testing::require_run(lm.metrics.restoring_actives == 0u, c, lm, "least_movement: a restoring active");
 }
 
 }  // namespace
