@@ -9,9 +9,10 @@
 // kDocumentBaseBytes (limits.hpp); a text that needs more (a list of millions of one-character
 // items) is refused while it is being read, before it can take the machine's memory.
 //
-// The node API mirrors the subset of yaml-cpp's that the readers use (IsMap, Scalar, Mark, Tag,
-// iteration with it->first / it->second), with positions kept for every node: error messages point
-// at the line and column of the offending value in either format. Not installed, not public.
+// The node API mirrors the subset of yaml-cpp's that the readers use (IsMap, Scalar, Mark, IsQuoted
+// in place of Tag, iteration with it->first / it->second), with positions kept for every node:
+// error messages point at the line and column of the offending value in either format. Not
+// installed, not public.
 #pragma once
 
 #include <cstdint>
@@ -92,7 +93,6 @@ class DocNode::iterator {
 class Document {
  public:
   DocNode root() const noexcept { return {this, 0}; }
-  std::size_t node_count() const noexcept { return nodes_.size(); }
 
  private:
   friend class DocNode;
