@@ -20,7 +20,7 @@
 #include <tuple>
 #include <vector>
 
-#include "assignor/host/plugin_registry.hpp"
+#include "assignor/host/plugins/plugin_registry.hpp"
 #include "assignor/lags.hpp"
 #include "assignor/log.hpp"
 #include "assignor/metrics.hpp"

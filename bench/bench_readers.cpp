@@ -23,12 +23,12 @@
 
 #include <fmt/format.h>
 
-#include "assignor/host/assignment_io.hpp"
-#include "assignor/host/cluster_reader.hpp"
-#include "assignor/host/cluster_writer.hpp"
-#include "assignor/host/config_reader.hpp"
-#include "assignor/host/plugin_registry.hpp"
-#include "assignor/host/runner.hpp"
+#include "assignor/host/formats/assignment_io.hpp"
+#include "assignor/host/formats/cluster_reader.hpp"
+#include "assignor/host/formats/cluster_writer.hpp"
+#include "assignor/host/formats/config_reader.hpp"
+#include "assignor/host/plugins/plugin_registry.hpp"
+#include "assignor/host/run/runner.hpp"
 #include "assignor/log.hpp"
 #include "assignor/scenario.hpp"
 

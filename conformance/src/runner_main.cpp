@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "assignor/conformance.hpp"
-#include "assignor/host/plugin_registry.hpp"
+#include "assignor/host/plugins/plugin_registry.hpp"
 #include "assignor/log.hpp"
 
 int main(int argc, char** argv) {

@@ -1,8 +1,8 @@
 #include <memory>
 
-#include "assignor/host/assignment_io.hpp"
-#include "assignor/host/cluster_reader.hpp"
-#include "assignor/host/runner.hpp"
+#include "assignor/host/formats/assignment_io.hpp"
+#include "assignor/host/formats/cluster_reader.hpp"
+#include "assignor/host/run/runner.hpp"
 #include "commands.hpp"
 
 namespace assignor::cli {

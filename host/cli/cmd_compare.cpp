@@ -9,10 +9,10 @@
 #include <memory>
 
 #include "assignor/errors.hpp"
-#include "assignor/host/assignment_io.hpp"
-#include "assignor/host/compare.hpp"
-#include "assignor/host/progress.hpp"
-#include "assignor/host/simulation.hpp"
+#include "assignor/host/formats/assignment_io.hpp"
+#include "assignor/host/tools/compare.hpp"
+#include "assignor/host/report/progress.hpp"
+#include "assignor/host/tools/simulation.hpp"
 #include "commands.hpp"
 
 namespace assignor::cli {

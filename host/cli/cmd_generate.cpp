@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "assignor/host/cluster_writer.hpp"
+#include "assignor/host/formats/cluster_writer.hpp"
 #include "assignor/scenario.hpp"
 #include "commands.hpp"
 

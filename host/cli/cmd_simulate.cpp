@@ -10,11 +10,11 @@
 #include <memory>
 #include <optional>
 
-#include "assignor/host/cluster_writer.hpp"
+#include "assignor/host/formats/cluster_writer.hpp"
 #include "assignor/errors.hpp"
-#include "assignor/host/cluster_reader.hpp"
-#include "assignor/host/progress.hpp"
-#include "assignor/host/simulation.hpp"
+#include "assignor/host/formats/cluster_reader.hpp"
+#include "assignor/host/report/progress.hpp"
+#include "assignor/host/tools/simulation.hpp"
 #include "assignor/scenario.hpp"
 #include "commands.hpp"
 

@@ -4,8 +4,8 @@
 #include <memory>
 #include <optional>
 
-#include "assignor/host/assignment_io.hpp"
-#include "assignor/host/cluster_reader.hpp"
+#include "assignor/host/formats/assignment_io.hpp"
+#include "assignor/host/formats/cluster_reader.hpp"
 #include "assignor/lags.hpp"
 #include "assignor/metrics.hpp"
 #include "assignor/validation.hpp"

@@ -13,8 +13,8 @@
 #include <utility>
 #include <vector>
 
-#include "assignor/host/config_reader.hpp"
-#include "assignor/host/plugin_registry.hpp"
+#include "assignor/host/formats/config_reader.hpp"
+#include "assignor/host/plugins/plugin_registry.hpp"
 
 namespace assignor::cli {
 

@@ -9,7 +9,7 @@
 #include <system_error>
 
 #include "assignor/errors.hpp"
-#include "assignor/host/logging.hpp"
+#include "assignor/host/support/logging.hpp"
 #include "commands.hpp"
 
 namespace assignor::cli {

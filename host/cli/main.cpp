@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "assignor/errors.hpp"
-#include "assignor/host/plugin_registry.hpp"
-#include "assignor/host/printable.hpp"
-#include "assignor/host/runner.hpp"
+#include "assignor/host/plugins/plugin_registry.hpp"
+#include "assignor/host/support/printable.hpp"
+#include "assignor/host/run/runner.hpp"
 #include "assignor/version.hpp"
 #include "commands.hpp"
 

@@ -1,4 +1,4 @@
-// The scenario generator (the cluster-file writer is the host's: host/src/cluster_writer.cpp).
+// The scenario generator (the cluster-file writer is the host's: host/src/formats/cluster_writer.cpp).
 // docs/generation.md is the specification: every
 // draw here is listed there in the same order, so keep the two in step (and the reference
 // implementation tests/cli/generate_reference.py, which the command-line tests compare byte for byte).

@@ -13,11 +13,11 @@
 #include <nlohmann/json.hpp>
 
 #include "assignor/errors.hpp"
-#include "assignor/host/assignment_io.hpp"
-#include "assignor/host/cluster_reader.hpp"
-#include "assignor/host/config_reader.hpp"
-#include "assignor/host/plugin_registry.hpp"
-#include "assignor/host/runner.hpp"
+#include "assignor/host/formats/assignment_io.hpp"
+#include "assignor/host/formats/cluster_reader.hpp"
+#include "assignor/host/formats/config_reader.hpp"
+#include "assignor/host/plugins/plugin_registry.hpp"
+#include "assignor/host/run/runner.hpp"
 #include "assignor/validation.hpp"
 #include "fuzz_support.hpp"
 

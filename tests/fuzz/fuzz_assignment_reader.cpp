@@ -8,8 +8,8 @@
 #include <string_view>
 
 #include "assignor/errors.hpp"
-#include "assignor/host/assignment_io.hpp"
-#include "assignor/host/cluster_reader.hpp"
+#include "assignor/host/formats/assignment_io.hpp"
+#include "assignor/host/formats/cluster_reader.hpp"
 #include "fuzz_support.hpp"
 
 namespace {

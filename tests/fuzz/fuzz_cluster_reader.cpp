@@ -8,9 +8,9 @@
 #include <string>
 #include <string_view>
 
-#include "assignor/host/cluster_writer.hpp"
+#include "assignor/host/formats/cluster_writer.hpp"
 #include "assignor/errors.hpp"
-#include "assignor/host/cluster_reader.hpp"
+#include "assignor/host/formats/cluster_reader.hpp"
 #include "assignor/scenario.hpp"
 #include "fuzz_support.hpp"
 

@@ -5,7 +5,7 @@
 #include <string_view>
 
 #include "assignor/errors.hpp"
-#include "assignor/host/config_reader.hpp"
+#include "assignor/host/formats/config_reader.hpp"
 #include "fuzz_support.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

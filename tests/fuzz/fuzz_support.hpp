@@ -9,8 +9,8 @@
 #include <memory>
 #include <string_view>
 
-#include "assignor/host/limits.hpp"
-#include "assignor/host/logging.hpp"
+#include "assignor/host/formats/limits.hpp"
+#include "assignor/host/support/logging.hpp"
 
 namespace assignor::fuzz {
 

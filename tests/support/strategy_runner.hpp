@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "assignor/assignment.hpp"
-#include "assignor/host/plugin_registry.hpp"
+#include "assignor/host/plugins/plugin_registry.hpp"
 #include "assignor/lags.hpp"
 #include "assignor/metrics.hpp"
 #include "assignor/model.hpp"

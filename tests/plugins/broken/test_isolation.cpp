@@ -15,10 +15,10 @@
 #include <string>
 
 #include "assignor/errors.hpp"
-#include "assignor/host/config_reader.hpp"
-#include "assignor/host/isolation.hpp"
-#include "assignor/host/plugin_registry.hpp"
-#include "assignor/host/runner.hpp"
+#include "assignor/host/formats/config_reader.hpp"
+#include "assignor/host/plugins/isolation.hpp"
+#include "assignor/host/plugins/plugin_registry.hpp"
+#include "assignor/host/run/runner.hpp"
 #include "assignor/validation.hpp"
 #include "cluster_builder.hpp"
 #include "plugin_paths.hpp"

@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "assignor/errors.hpp"
-#include "assignor/host/plugin_registry.hpp"
+#include "assignor/host/plugins/plugin_registry.hpp"
 #include "assignor/plugin.hpp"
 #include "assignor/validation.hpp"
 #include "cluster_builder.hpp"

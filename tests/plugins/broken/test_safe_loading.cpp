@@ -12,7 +12,7 @@
 #include <fstream>
 #include <string>
 
-#include "assignor/host/plugin_registry.hpp"
+#include "assignor/host/plugins/plugin_registry.hpp"
 #include "plugin_paths.hpp"
 
 namespace {

@@ -1,0 +1,102 @@
+// Finds, checks and loads strategy plugins (shared libraries exporting assignor_plugin_entry).
+//
+// A library is checked in this order, and refused with a message naming the file (its real path,
+// symlinks resolved) and the reason: neither it nor its directory is writable by group or others or
+// owned by another user than root or us, no directory above it lets others replace it (writable by
+// group or others without the sticky bit), and neither do the directories its own RUNPATH/RPATH
+// names (unless set_allow_unsafe_permissions); its symbol table, read from the file before it is
+// opened, carries the entry point; it opens in a child process within the load time limit (its
+// initialisers neither crash nor hang); its API version equals ours; its build fingerprint equals
+// ours; its descriptor is complete (name, factory, destroy). Only then is it listed; it is opened
+// in this process when a strategy is first created from it. Two plugins with one name is an error
+// naming both files. Opened libraries stay loaded for the life of the registry, and every Strategy
+// it creates keeps its library alive through its deleter.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "assignor/host/formats/limits.hpp"
+#include "assignor/plugin.hpp"
+#include "assignor/settings.hpp"
+#include "assignor/strategy.hpp"
+
+namespace assignor::host {
+
+// A plugin that could not be loaded: exit status 3.
+class PluginError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Where a plugin came from: the directory of the bundled strategies, or anywhere else (plugins.paths,
+// a test). With `isolation: auto` (the default) only bundled plugins run inside the host process.
+enum class PluginOrigin : std::uint8_t { external, bundled };
+
+struct PluginInfo {
+  PluginOrigin origin = PluginOrigin::external;
+  std::string name;
+  std::string version;
+  std::string description;
+  std::uint32_t api_version = 0;
+  std::uint32_t capabilities = 0;
+  std::filesystem::path path;  // the real path (symlinks resolved)
+};
+
+// A library of a plugin directory that carries the entry point but was refused (and skipped).
+struct RefusedLibrary {
+  std::filesystem::path path;
+  std::string reason;  // the whole message: file and why
+};
+
+using StrategyHandle = std::unique_ptr<Strategy, std::function<void(Strategy*)>>;
+
+class PluginRegistry {
+ public:
+  PluginRegistry();
+  ~PluginRegistry();
+  PluginRegistry(const PluginRegistry&) = delete;
+  PluginRegistry& operator=(const PluginRegistry&) = delete;
+
+  // Finds one plugin; throws PluginError (which file, why). The library is opened in a child process
+  // first (its initialisers run there, under the load time limit, so one that crashes or hangs costs
+  // a child, never this process); it is opened here only when a strategy is created from it.
+  const PluginInfo& load(const std::filesystem::path& library, PluginOrigin origin = PluginOrigin::external);
+
+  // Loads plugin files and directories even when group or others can write them or another user
+  // owns them (with a warning): the config's plugins.allow_unsafe_permissions. Off by default.
+  void set_allow_unsafe_permissions(bool allow) noexcept;
+
+  // Loads every library in `dir` that carries the entry point (others are skipped with a debug
+  // log line). One that carries it but fails a check is skipped with a warning and listed by
+  // refused(): an unrelated broken library never takes the other strategies down. An unsafe or
+  // missing directory throws PluginError.
+  void load_directory(const std::filesystem::path& dir, PluginOrigin origin = PluginOrigin::external);
+
+  // How long opening one library (its initialisers) may take: the config's limits.time_ms.
+  void set_load_time_limit(std::uint64_t ms) noexcept;
+
+  const std::vector<PluginInfo>& plugins() const noexcept;
+  const std::vector<RefusedLibrary>& refused() const noexcept;
+  const PluginInfo* find(const std::string& name) const noexcept;
+  // Like find(), but throws PluginError naming the nearest loaded plugin, and the refused libraries,
+  // when absent.
+  const PluginInfo& require(const std::string& name) const;
+
+  // Creates a strategy; throws PluginError for an unknown name, ConfigError/StrategyError when the
+  // factory rejects its parameters, throws, or returns null (messages name the plugin).
+  StrategyHandle create(const std::string& name, const StrategyParams& params) const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// The built-in plugin directory relative to the running executable: <exe>/../plugins in the build
+// tree, <exe>/../lib/assignor/plugins in an installed tree (the first that exists).
+std::filesystem::path builtin_plugin_dir();
+
+}  // namespace assignor::host

@@ -1,0 +1,44 @@
+// Runs one strategy on one cluster: lags, the strategy call (timed), validation, fallback, metrics.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "assignor/host/formats/assignment_io.hpp"
+#include "assignor/host/formats/config_reader.hpp"
+#include "assignor/host/plugins/plugin_registry.hpp"
+#include "assignor/lags.hpp"
+#include "assignor/model.hpp"
+
+namespace assignor::host {
+
+// The exit status of a process that a strategy ended by calling exit() in process (DESIGN 4.3: the
+// strategy failed).
+inline constexpr int kExitStrategyFailed = 4;
+
+// The strategy failed and no fallback rescued it: exit status 4. what() lists the reasons.
+class AssignmentFailed : public std::runtime_error {
+ public:
+  AssignmentFailed(const std::string& message, std::vector<ValidationError> errors)
+      : std::runtime_error(message), errors_(std::move(errors)) {}
+  const std::vector<ValidationError>& errors() const noexcept { return errors_; }
+
+ private:
+  std::vector<ValidationError> errors_;
+};
+
+struct RunOutcome {
+  AssignmentReport report;
+  std::string requested_strategy;   // what the config or command line asked for
+  bool used_fallback = false;       // the report comes from the fallback strategy
+  std::vector<std::string> warnings;  // lag warnings, fallback reasons
+};
+
+// Runs `strategy` (or, when end offsets are unknown and it does not handle unknown lags,
+// `fallback_prior`), validates, falls back to config.fallback if the strategy throws or returns an
+// invalid assignment. Throws PluginError (exit 3) or AssignmentFailed (exit 4).
+RunOutcome run_assignment(const PluginRegistry& registry, const Config& config,
+                          const Cluster& cluster, const std::string& strategy);
+
+}  // namespace assignor::host

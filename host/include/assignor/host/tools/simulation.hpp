@@ -1,0 +1,151 @@
+// Rounds of rebalancing until the group converges (`assignor simulate`, DESIGN 4.6).
+//
+// Round k: run the strategy on the cluster state (run_assignment, with the config's fallback);
+// apply the assignment; every task a client holds catches up (by `catch_up` offsets per round,
+// fully by default, or in time: `restore_rate` offsets per second until the next rebalance);
+// `new_data` offsets arrive on every changelog; the events of round k apply. What the next
+// round sees, per client:
+//   previous_active / previous_standby  the assignment just made (warmups count as standbys), and
+//                                       its per-thread split as previous_by_thread;
+//   offset sums                         -2 for an active that is fully restored (it is running);
+//                                       end - remaining lag for a standby, a warmup or an active
+//                                       still restoring; a task it stopped running keeps the
+//                                       offsets it had (it falls behind as new data arrives).
+// Unknown end offsets (end_offsets_known: false) hold for round 1 only: the probing rebalance that
+// round asks for finds them.
+//
+// Time: round k's rebalance costs `rebalance_ms`, then its assignment holds until the next one:
+// at once when round k has events (a join or leave triggers a rebalance), after the probing
+// interval it asked for otherwise (a round that asked for none is followed after the config's
+// probing interval, the events file counting in rounds). Copies restore only between rebalances.
+//
+// The group converges when a round needs no probing rebalance, is balanced (is_balanced()) and no
+// event is still to come. A round that repeats the previous assignment, needs no probing and is not
+// balanced ends the run as stalled.
+//
+//   SimulationOptions options;
+//   options.events = read_events_file("examples/events/add-node.yaml");
+//   SimulationResult r = simulate(registry, config, read_cluster_file("cluster.yaml"), options);
+//   if (r.summary.converged) ...
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "assignor/host/formats/config_reader.hpp"
+#include "assignor/host/plugins/plugin_registry.hpp"
+#include "assignor/metrics.hpp"
+#include "assignor/model.hpp"
+
+namespace assignor::host {
+
+enum class EventKind { join, leave, restart };
+
+// One event of the --events file; it applies at the end of round `round` (>= 1).
+struct SimulationEvent {
+  std::uint32_t round = 1;
+  EventKind kind = EventKind::join;
+  std::string client;
+  std::uint32_t threads = 1;                // join
+  std::optional<std::string> rack;          // join
+  std::map<std::string, std::string> tags;  // join
+  bool keep_state = true;                   // restart: keep the offset sums on disk, or lose them
+  std::string where;                        // "FILE:LINE:COL" of the event, for messages
+};
+
+// "c9 joins (2 threads, rack r1)", "c1 leaves", "c2 restarts, keeping its state".
+std::string describe(const SimulationEvent& event);
+
+// The events file (YAML):
+//   events:
+//     - {round: 2, join: {id: c9, threads: 2, rack: r1}}
+//     - {round: 3, leave: c1}
+//     - {round: 4, restart: {id: c2, keep_state: false}}
+// Checked strictly like the other readers: InputError "FILE:LINE:COL: events[i]: problem" for
+// unknown keys (with the nearest known key), wrong types, round < 1, threads < 1, an event with
+// no or several kinds. Events come back in file order.
+std::vector<SimulationEvent> read_events_file(const std::filesystem::path& path);
+std::vector<SimulationEvent> parse_events(std::string_view text, const std::string& source_name);
+
+struct SimulationRound {
+  std::uint32_t round = 0;
+  std::string strategy;  // whose assignment it is (the fallback's, when it was used)
+  bool used_fallback = false;
+  std::size_t clients = 0;
+  Metrics metrics;
+  bool probing_rebalance = false;
+  std::int64_t probing_after_ms = 0;
+  bool balanced = false;
+  double assign_ms = 0;
+  std::vector<std::string> events;  // described, applied at the end of this round
+  std::int64_t at_ms = 0;           // when this round's assignment takes effect (t = 0: round 1 starts)
+  // With a restore rate: the task-milliseconds stateful actives of this assignment spent restoring
+  // before they could process, up to the next rebalance (the last round: until restored).
+  std::optional<std::int64_t> restoring_task_ms;
+};
+
+struct SimulationOptions {
+  std::string strategy;                 // empty: the config's strategy
+  std::uint32_t max_rounds = 100;       // >= 1
+  std::optional<std::int64_t> catch_up;  // offsets per round per task held; nullopt: fully
+  // Offsets per second each copy restores (>= 1): catch-up in time instead of per round. Exclusive
+  // with catch_up.
+  std::optional<std::int64_t> restore_rate;
+  std::int64_t rebalance_ms = 0;        // cost of one rebalance, >= 0
+  std::int64_t new_data = 0;            // offsets per round on every changelog
+  std::vector<SimulationEvent> events;
+  std::function<void(const SimulationRound&)> on_round;  // after each round, for streaming
+};
+
+struct SimulationSummary {
+  std::string strategy;
+  bool converged = false;
+  bool stalled = false;
+  std::uint32_t rounds = 0;
+  std::uint64_t active_moves = 0;     // totals over the rounds
+  std::uint64_t restore_offsets = 0;
+  std::uint64_t warmups = 0;
+  std::uint32_t probing_rounds = 0;   // rounds that asked for a probing rebalance
+  // The first round whose assignment is balanced, counted after the last event that changed the
+  // group (a balance before a client joined says nothing about the group it joined).
+  std::optional<std::uint32_t> first_balanced_round;
+  std::optional<std::int64_t> time_to_balanced_ms;   // at_ms of first_balanced_round
+  std::optional<std::int64_t> time_to_converged_ms;  // at_ms of the last round, when converged
+  std::optional<std::int64_t> restoring_task_ms;     // sum over the rounds, with a restore rate
+};
+
+struct SimulationResult {
+  std::vector<SimulationRound> rounds;
+  SimulationSummary summary;
+  Cluster final_state;  // what the next round would see: after the last round and its events
+};
+
+// Balanced, for convergence: active_load_spread <= 1 and, when known, thread_load_spread <= 1.
+bool is_balanced(const Metrics& metrics) noexcept;
+
+// Throws InputError for bad options or events that cannot apply (a join of a client already in the
+// group, a leave or restart of one that is not, the last client leaving), before round 1;
+// PluginError / AssignmentFailed as run_assignment does (the rounds done so far were reported
+// through on_round).
+SimulationResult simulate(const PluginRegistry& registry, const Config& config, Cluster cluster,
+                          const SimulationOptions& options);
+
+// One JSON line per round and the summary line (DESIGN 4.6), compact.
+nlohmann::ordered_json round_to_json(const SimulationRound& round);
+nlohmann::ordered_json summary_to_json(const SimulationSummary& summary);
+
+// The HTML report: convergence curves (active moves, warmups, load spread per round) as SVG line
+// charts and a table of the rounds. `context` lines go under the title (cluster, options).
+std::string simulation_html(const SimulationResult& result, const std::vector<std::string>& context);
+// The charts of simulation_html(), in order (tests count them).
+std::vector<std::string> simulation_chart_names();
+
+}  // namespace assignor::host

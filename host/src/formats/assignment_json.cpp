@@ -1,0 +1,188 @@
+// Writing the assignment JSON of DESIGN 4.4 (and the metrics of 4.5), and the compact pretty form.
+#include "assignor/host/formats/assignment_io.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "assignment_by_client.hpp"
+#include "json_text.hpp"
+
+namespace assignor::host {
+
+namespace detail {
+
+using ordered_json = nlohmann::ordered_json;
+
+PerClient group_by_client(const Cluster& cluster, const Assignment& assignment) {
+  const std::size_t n_clients = cluster.client_count();
+  PerClient out{std::vector<std::vector<TaskIndex>>(n_clients), std::vector<std::vector<TaskIndex>>(n_clients),
+                std::vector<std::vector<TaskIndex>>(n_clients)};
+  auto fill = [&](const std::vector<Placement>& list, std::vector<std::vector<TaskIndex>>& into,
+                  const char* role) {
+    for (const auto& p : list) {
+      if (p.task >= cluster.task_count() || p.client >= n_clients)
+        throw std::invalid_argument(fmt::format("{} placement (task index {}, client index {}) is out of range",
+                                                role, p.task, p.client));
+      into[p.client].push_back(p.task);
+    }
+    for (auto& tasks : into) std::sort(tasks.begin(), tasks.end());
+  };
+  fill(assignment.actives, out.active, "active");
+  fill(assignment.standbys, out.standby, "standby");
+  fill(assignment.warmups, out.warmup, "warmup");
+  return out;
+}
+
+
+}  // namespace detail
+
+using ordered_json = nlohmann::ordered_json;
+using detail::group_by_client;
+using detail::PerClient;
+
+ordered_json metrics_to_json(const Metrics& m) {
+  ordered_json out = ordered_json::object();
+  out["active_moves"] = m.active_moves;
+  out["restoring_actives"] = m.restoring_actives;
+  out["cold_actives"] = m.cold_actives;
+  out["warmups"] = m.warmups;
+  out["standbys"] = m.standbys;
+  out["standby_shortfall"] = m.standby_shortfall;
+  out["active_load_spread"] = m.active_load_spread;
+  out["total_load_spread"] = m.total_load_spread;
+  out["weighted_load_spread"] = m.weighted_load_spread;
+  out["max_subtopology_skew"] = m.max_subtopology_skew;
+  out["cross_rack_traffic"] = m.cross_rack_traffic ? ordered_json(*m.cross_rack_traffic) : ordered_json(nullptr);
+  out["restore_offsets"] = m.restore_offsets;
+  out["thread_load_spread"] = m.thread_load_spread ? ordered_json(*m.thread_load_spread) : ordered_json(nullptr);
+  out["tag_spread_shortfall"] = m.tag_spread_shortfall ? ordered_json(*m.tag_spread_shortfall) : ordered_json(nullptr);
+  return out;
+}
+
+namespace {
+
+void write_pretty(const ordered_json& v, std::string& out, std::size_t indent) {
+  const bool scalar_array =
+      v.is_array() && std::all_of(v.begin(), v.end(), [](const ordered_json& e) { return !e.is_structured(); });
+  if (v.is_object() && !v.empty()) {
+    out += "{\n";
+    std::size_t i = 0;
+    for (auto it = v.begin(); it != v.end(); ++it, ++i) {
+      out.append(indent + 2, ' ');
+      out += ordered_json(it.key()).dump();
+      out += ": ";
+      write_pretty(it.value(), out, indent + 2);
+      out += i + 1 < v.size() ? ",\n" : "\n";
+    }
+    out.append(indent, ' ');
+    out += '}';
+  } else if (v.is_array() && !v.empty() && !scalar_array) {
+    out += "[\n";
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      out.append(indent + 2, ' ');
+      write_pretty(v[i], out, indent + 2);
+      out += i + 1 < v.size() ? ",\n" : "\n";
+    }
+    out.append(indent, ' ');
+    out += ']';
+  } else if (scalar_array) {
+    out += '[';
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      if (i) out += ", ";
+      out += v[i].dump();
+    }
+    out += ']';
+  } else {
+    out += v.dump();
+  }
+}
+
+}  // namespace
+
+std::string pretty_json(const ordered_json& value) {
+  std::string out;
+  write_pretty(value, out, 0);
+  out += '\n';
+  return out;
+}
+
+namespace {
+
+// `"key": ["0_1", "0_2"]` as pretty_json lays out a list of task ids.
+void append_task_list(std::string& out, std::size_t indent, std::string_view key, const Cluster& cluster,
+                      const std::vector<TaskIndex>& tasks) {
+  out.append(indent, ' ');
+  out.push_back('"');
+  out.append(key);
+  out.append("\": [");
+  for (std::size_t i = 0; i < tasks.size(); ++i) {
+    if (i > 0) out.append(", ");
+    out.push_back('"');
+    detail::append_task_id(out, cluster.tasks[tasks[i]].id);
+    out.push_back('"');
+  }
+  out.push_back(']');
+}
+
+// The three role lists of a client or a thread, one per line, as pretty_json lays out an object.
+void append_roles(std::string& out, std::size_t indent, const Cluster& cluster, const std::vector<TaskIndex>& active,
+                  const std::vector<TaskIndex>& standby, const std::vector<TaskIndex>& warmup) {
+  append_task_list(out, indent, "active", cluster, active);
+  out.append(",\n");
+  append_task_list(out, indent, "standby", cluster, standby);
+  out.append(",\n");
+  append_task_list(out, indent, "warmup", cluster, warmup);
+}
+
+}  // namespace
+
+std::string assignment_json(const Cluster& cluster, const AssignmentReport& report) {
+  const PerClient per = group_by_client(cluster, report.assignment);
+  // Written straight from the model (no JSON tree: 100k tasks would cost a few hundred bytes each),
+  // in exactly the layout pretty_json() gives the same object; the small parts go through it.
+  std::string out;
+  out.reserve(256 + 16 * (report.assignment.actives.size() + report.assignment.standbys.size() +
+                          report.assignment.warmups.size()) * (report.threads ? 2 : 1) +
+              256 * cluster.client_count());
+  out.append("{\n  \"strategy\": ");
+  detail::append_json_string(out, report.strategy);
+  out.append(",\n  \"assignment\": {");
+  for (ClientIndex c = 0; c < cluster.client_count(); ++c) {
+    out.append(c == 0 ? "\n    " : ",\n    ");
+    detail::append_json_string(out, cluster.clients[c].id);
+    out.append(": {\n");
+    append_roles(out, 6, cluster, per.active[c], per.standby[c], per.warmup[c]);
+    if (report.threads && c < report.threads->clients.size()) {
+      const auto& threads = report.threads->clients[c].threads;
+      out.append(",\n      \"threads\": {");
+      for (std::size_t i = 0; i < threads.size(); ++i) {
+        out.append(i == 0 ? "\n        " : ",\n        ");
+        detail::append_json_string(out, threads[i].name);
+        out.append(": {\n");
+        append_roles(out, 10, cluster, threads[i].active, threads[i].standby, threads[i].warmup);
+        out.append("\n        }");
+      }
+      out.append(threads.empty() ? "}" : "\n      }");
+    }
+    out.append("\n    }");
+  }
+  out.append(cluster.client_count() == 0 ? "}" : "\n  }");
+  const ordered_json probing = {{"needed", report.assignment.probing_rebalance},
+                                {"after_ms", report.probing_after_ms}};
+  out.append(",\n  \"probing_rebalance\": ");
+  write_pretty(probing, out, 2);
+  out.append(",\n  \"metrics\": ");
+  write_pretty(metrics_to_json(report.metrics), out, 2);
+  out.append(",\n  \"assign_ms\": ");
+  out.append(ordered_json(report.assign_ms).dump());
+  out.append("\n}\n");
+  return out;
+}
+
+
+}  // namespace assignor::host

@@ -1,0 +1,461 @@
+#include "document.hpp"
+
+#include <fmt/format.h>
+#include <simdjson.h>
+#include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <cstring>
+#include <cstdint>
+#include <istream>
+#include <limits>
+#include <streambuf>
+
+#include "assignor/errors.hpp"
+#include "assignor/host/formats/limits.hpp"
+#include "assignor/host/support/printable.hpp"
+
+namespace assignor::host::detail {
+
+namespace {
+
+[[noreturn]] void fail(const std::string& source, DocMark mark, std::string_view problem) {
+  if (mark.is_null()) throw InputError(fmt::format("{}: {}", source, printable(problem)));
+  throw InputError(fmt::format("{}:{}:{}: {}", source, mark.line + 1, mark.column + 1, printable(problem)));
+}
+
+[[noreturn]] void fail(const std::string& source, const YAML::Mark& mark, std::string_view problem) {
+  if (mark.is_null() || mark.line < 0) fail(source, DocMark{}, problem);
+  fail(source, DocMark{mark.line, mark.column}, problem);
+}
+
+// Counts the nodes of a YAML text as the readers will see them, each alias (`*name`) as a copy of
+// the node it refers to, from the parser's events (no node is built), and remembers where the
+// latest document started. Refuses, while parsing:
+//  - an alias inside the node it refers to (`&a [*a]`), which yaml-cpp turns into a cyclic graph
+//    that any recursive reader would follow forever;
+//  - more expanded nodes than kAliasExpansionFactor x the nodes written so far plus
+//    kAliasExpansionAllowance ("billion laughs": a few lines that expand to 10^9 nodes).
+class AliasExpansionGuard final : public YAML::EventHandler {
+ public:
+  explicit AliasExpansionGuard(const std::string& source) : source_(source) {}
+
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    document_mark_ = mark;
+    root_seen_ = false;
+    anchor_size_.clear();  // anchors are numbered per document
+    open_.clear();
+  }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override { leaf(mark, anchor); }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor, const std::string&) override {
+    leaf(mark, anchor);
+  }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    at_node(mark);
+    if (anchor >= anchor_size_.size() || anchor_size_[anchor] == 0) return;  // unknown: yaml-cpp reports it
+    if (anchor_size_[anchor] == kOpen)
+      fail(source_, mark,
+           "an alias refers to a node that contains it (a cycle); an alias must refer to a complete node "
+           "defined before it");
+    expanded_ += anchor_size_[anchor];
+    check(mark);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value) override {
+    open(mark, anchor);
+  }
+  void OnSequenceEnd() override { close(); }
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                  YAML::EmitterStyle::value) override {
+    open(mark, anchor);
+  }
+  void OnMapEnd() override { close(); }
+
+  // Where the latest document starts: its root node, or its start when it has none.
+  const YAML::Mark& document_mark() const noexcept { return document_mark_; }
+  std::uint64_t written() const noexcept { return written_; }
+  std::uint64_t expanded() const noexcept { return expanded_; }
+
+ private:
+  static constexpr std::uint64_t kOpen = std::numeric_limits<std::uint64_t>::max();
+
+  void set_size(YAML::anchor_t anchor, std::uint64_t size) {
+    if (anchor == YAML::NullAnchor) return;
+    if (anchor >= anchor_size_.size()) anchor_size_.resize(anchor + 1, 0);
+    anchor_size_[anchor] = size;
+  }
+  void at_node(const YAML::Mark& mark) {
+    if (!root_seen_) document_mark_ = mark;
+    root_seen_ = true;
+  }
+  void leaf(const YAML::Mark& mark, YAML::anchor_t anchor) {
+    at_node(mark);
+    ++written_;
+    ++expanded_;
+    set_size(anchor, 1);
+    check(mark);
+  }
+  void open(const YAML::Mark& mark, YAML::anchor_t anchor) {
+    at_node(mark);
+    ++written_;
+    ++expanded_;
+    open_.emplace_back(anchor, expanded_ - 1);
+    set_size(anchor, kOpen);
+    check(mark);
+  }
+  void close() {
+    if (open_.empty()) return;
+    const auto [anchor, start] = open_.back();
+    open_.pop_back();
+    set_size(anchor, expanded_ - start);
+  }
+  void check(const YAML::Mark& mark) const {
+    if (expanded_ > kAliasExpansionFactor * written_ + kAliasExpansionAllowance)
+      fail(source_, mark,
+           fmt::format("aliases expand the document to more than {} nodes from {} written (at most {} times "
+                       "the written nodes plus {}); write the repeated parts out",
+                       expanded_, written_, kAliasExpansionFactor, kAliasExpansionAllowance));
+  }
+
+  const std::string& source_;
+  YAML::Mark document_mark_;
+  bool root_seen_ = false;
+  std::vector<std::uint64_t> anchor_size_;  // by anchor id: 0 unknown, kOpen while being parsed
+  std::vector<std::pair<YAML::anchor_t, std::uint64_t>> open_;  // open collections: anchor, expanded at start
+  std::uint64_t written_ = 0;
+  std::uint64_t expanded_ = 0;
+};
+
+
+}  // namespace
+
+// ---- building -----------------------------------------------------------------------------------
+
+// Builds a Document bottom-up: scalar(), null() and reference() push a node; open() ... close()
+// makes the nodes pushed in between the container's children. Keeps to the memory budget.
+class DocumentBuilder {
+ public:
+  DocumentBuilder(Document& doc, const std::string& source, std::size_t input_bytes)
+      : doc_(doc),
+        source_(source),
+        budget_(kDocumentBytesPerInputByte * static_cast<std::uint64_t>(input_bytes) + kDocumentBaseBytes),
+        input_bytes_(input_bytes) {}
+
+  // Reserves room for about `nodes` nodes and `text_bytes` of scalar text up front, within the
+  // budget: a file of known kind then fills its arrays without regrowing them (the old and the new
+  // buffer alive at once are the builder's peak). Reserved room that is not filled costs no memory.
+  void expect(std::size_t nodes, std::size_t text_bytes) {
+    const std::uint64_t bytes = nodes * (sizeof(Document::Rec) + 2 * sizeof(std::uint32_t)) + text_bytes;
+    if (bytes > budget_ / 2) return;
+    doc_.nodes_.reserve(nodes);
+    doc_.children_.reserve(nodes);
+    doc_.text_.reserve(text_bytes);
+  }
+
+  std::uint32_t scalar(std::string_view text, bool quoted, DocMark mark) {
+    if (doc_.text_.size() + text.size() > std::numeric_limits<std::uint32_t>::max())
+      fail(source_, mark, "the document's text is larger than 4 GiB");
+    room(doc_.text_, text.size(), mark);
+    const auto index = add(DocType::Scalar, quoted, mark);
+    doc_.nodes_[index].first = static_cast<std::uint32_t>(doc_.text_.size());
+    doc_.nodes_[index].count = static_cast<std::uint32_t>(text.size());
+    doc_.text_.append(text);
+    push(index, mark);
+    return index;
+  }
+  std::uint32_t null(DocMark mark) {
+    const auto index = add(DocType::Null, false, mark);
+    push(index, mark);
+    return index;
+  }
+  // A node already built (a YAML alias): shared, not copied.
+  void reference(std::uint32_t index, DocMark mark) { push(index, mark); }
+  struct Open {
+    std::uint32_t index;
+    std::size_t stack_mark;
+  };
+  Open open(DocType type, DocMark mark, std::size_t depth) {
+    if (depth >= static_cast<std::size_t>(kMaxYamlDepth))
+      fail(source_, mark,
+           fmt::format("nested {} or more levels deep; refused (cluster and config files need a few levels)",
+                       kMaxYamlDepth));
+    const auto index = add(type, false, mark);
+    return {index, stack_.size()};
+  }
+  void close(const Open& o) {
+    const std::size_t n = stack_.size() - o.stack_mark;
+    room(doc_.children_, n, doc_.nodes_[o.index].mark);
+    auto& rec = doc_.nodes_[o.index];
+    rec.first = static_cast<std::uint32_t>(doc_.children_.size());
+    rec.count = static_cast<std::uint32_t>(n);
+    doc_.children_.insert(doc_.children_.end(), stack_.begin() + static_cast<std::ptrdiff_t>(o.stack_mark),
+                          stack_.end());
+    stack_.resize(o.stack_mark);
+    stack_.push_back(o.index);
+  }
+
+ private:
+  std::uint32_t add(DocType type, bool quoted, DocMark mark) {
+    room(doc_.nodes_, 1, mark);
+    doc_.nodes_.push_back({type, quoted, mark, 0, 0});
+    return static_cast<std::uint32_t>(doc_.nodes_.size() - 1);
+  }
+  void push(std::uint32_t index, DocMark mark) {
+    room(stack_, 1, mark);
+    stack_.push_back(index);
+  }
+  // Makes room for `extra` more elements in one of the document's arrays, growing it by doubling,
+  // but first checks that the document, with the old and the new buffer both alive while the
+  // elements move, stays within its budget: a document that would not is refused before the
+  // memory is taken.
+  template <class Buffer>
+  void room(Buffer& buffer, std::size_t extra, DocMark mark) {
+    if (buffer.size() + extra <= buffer.capacity()) return;
+    const std::size_t element = sizeof(typename Buffer::value_type);
+    const std::size_t grown = std::max(buffer.capacity() * 2, std::max<std::size_t>(buffer.size() + extra, 64));
+    const std::uint64_t held = doc_.nodes_.capacity() * sizeof(Document::Rec) +
+                               (doc_.children_.capacity() + stack_.capacity()) * sizeof(std::uint32_t) +
+                               doc_.text_.capacity();
+    const std::uint64_t peak = held + grown * element;  // the old buffer is still in `held`
+    if (peak > budget_)
+      fail(source_, mark,
+           fmt::format("the document would need more than {} MiB for {} nodes from a {}-byte file (at most {} "
+                       "bytes per byte of text plus {} MiB): no cluster, config or events file is built like this; "
+                       "refused",
+                       peak >> 20, doc_.nodes_.size(), input_bytes_, kDocumentBytesPerInputByte,
+                       kDocumentBaseBytes >> 20));
+    buffer.reserve(grown);
+  }
+  Document& doc_;
+  const std::string& source_;
+  std::uint64_t budget_;
+  std::size_t input_bytes_;
+  std::vector<std::uint32_t> stack_;
+};
+
+namespace {
+
+// simdjson (on demand) -> Document, with positions computed from token addresses.
+class JsonBuilder {
+ public:
+  JsonBuilder(DocumentBuilder& b, std::string_view text) : b_(b), text_(text) {}
+
+  // Line and column of a token. simdjson visits tokens in text order, so a cursor moving forward
+  // finds them without a table of line starts (which could cost more than the text itself).
+  DocMark at(const char* p) {
+    const auto offset = static_cast<std::size_t>(p - text_.data());
+    if (offset < offset_) offset_ = line_ = line_start_ = 0;  // not expected; start over
+    while (offset_ < offset) {
+      const void* nl = std::memchr(text_.data() + offset_, '\n', offset - offset_);
+      if (nl == nullptr) break;
+      ++line_;
+      line_start_ = static_cast<std::size_t>(static_cast<const char*>(nl) - text_.data()) + 1;
+      offset_ = line_start_;
+    }
+    offset_ = offset;
+    return {static_cast<int>(line_), static_cast<int>(offset - line_start_)};
+  }
+
+  void object(simdjson::ondemand::object obj, DocMark mark, std::size_t depth) {
+    const auto o = b_.open(DocType::Map, mark, depth);
+    for (auto field : obj) {
+      const char* key_at = field.key().value().raw() - 1;  // the opening quote
+      b_.scalar(field.unescaped_key().value(), true, at(key_at));
+      value(field.value().value(), depth + 1);
+    }
+    b_.close(o);
+  }
+
+  void value(simdjson::ondemand::value v, std::size_t depth) {
+    const std::string_view token = v.raw_json_token();
+    const DocMark mark = at(token.data());
+    switch (v.type().value()) {
+      case simdjson::ondemand::json_type::object:
+        object(v.get_object().value(), mark, depth);
+        return;
+      case simdjson::ondemand::json_type::array: {
+        const auto o = b_.open(DocType::Sequence, mark, depth);
+        // A named array: iterating `v.get_array().value()` directly would range over a reference
+        // into a destroyed temporary (simdjson_result::value() && returns T&&).
+        simdjson::ondemand::array array = v.get_array().value();
+        for (auto element : array) value(element.value(), depth + 1);
+        b_.close(o);
+        return;
+      }
+      case simdjson::ondemand::json_type::string:
+        b_.scalar(v.get_string().value(), true, mark);
+        return;
+      case simdjson::ondemand::json_type::boolean:
+        b_.scalar(v.get_bool().value() ? "true" : "false", false, mark);
+        return;
+      case simdjson::ondemand::json_type::null:
+        (void)v.is_null();
+        b_.null(mark);
+        return;
+      case simdjson::ondemand::json_type::number: {
+        std::string_view number = token;
+        while (!number.empty() && (number.back() == ' ' || number.back() == '\t' || number.back() == '\n' ||
+                                   number.back() == '\r'))
+          number.remove_suffix(1);
+        b_.scalar(number, false, mark);
+        return;
+      }
+    }
+  }
+
+ private:
+  DocumentBuilder& b_;
+  std::string_view text_;
+  std::size_t offset_ = 0, line_ = 0, line_start_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<Document> parse_json_document(std::string_view text, const std::string& source,
+                                              std::size_t readable) {
+  static_assert(kJsonPadding >= simdjson::SIMDJSON_PADDING);
+  const auto first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos || text[first] != '{') return nullptr;
+  try {
+    simdjson::ondemand::parser parser;
+    // Parsed in place when the buffer has the padding (a file read by read_text_file), else copied.
+    simdjson::padded_string copy;
+    simdjson::padded_string_view padded(text.data(), text.size(), std::max(readable, text.size()));
+    if (padded.padding() < simdjson::SIMDJSON_PADDING) {
+      copy = simdjson::padded_string(text);
+      padded = copy;
+    }
+    auto json = parser.iterate(padded).value();
+    auto doc = std::make_unique<Document>();
+    DocumentBuilder b(*doc, source, text.size());
+    // Cluster files as tools write them have about 9 bytes per node and half their bytes in scalars.
+    b.expect(text.size() / 6 + 64, text.size() / 2 + 64);
+    JsonBuilder builder(b, std::string_view(padded.data(), text.size()));
+    const char* start = json.current_location().value();
+    builder.object(json.get_object().value(), builder.at(start), 0);
+    // Anything after the root object (a second document, garbage): let the YAML parser explain.
+    if (json.current_location().error() != simdjson::OUT_OF_BOUNDS) return nullptr;
+    return doc;
+  } catch (const simdjson::simdjson_error&) {
+    return nullptr;
+  }
+}
+
+namespace {
+
+// A read-only std::streambuf over the text, so that the YAML parser reads it without a copy.
+class TextBuffer final : public std::streambuf {
+ public:
+  explicit TextBuffer(std::string_view text) {
+    char* begin = const_cast<char*>(text.data());  // never written: only get-area functions are used
+    setg(begin, begin, begin + text.size());
+  }
+};
+
+// yaml-cpp's parser events -> Document, with the alias checks of AliasExpansionGuard on the way.
+class YamlEvents final : public YAML::EventHandler {
+ public:
+  YamlEvents(DocumentBuilder& b, const std::string& source) : b_(b), guard_(source) {}
+
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    guard_.OnDocumentStart(mark);
+    anchors_.clear();
+  }
+  void OnDocumentEnd() override { guard_.OnDocumentEnd(); }
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    guard_.OnNull(mark, anchor);
+    root_is_null_ = open_.empty();
+    remember(anchor, b_.null(mark_of(mark)));
+  }
+  void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
+                const std::string& value) override {
+    guard_.OnScalar(mark, tag, anchor, value);
+    remember(anchor, b_.scalar(value, tag == "!", mark_of(mark)));
+  }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    guard_.OnAlias(mark, anchor);  // refuses cycles and runaway expansion
+    if (anchor < anchors_.size() && anchors_[anchor] != kNone) b_.reference(anchors_[anchor], mark_of(mark));
+    else b_.null(mark_of(mark));  // yaml-cpp reports an unknown anchor itself
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value style) override {
+    guard_.OnSequenceStart(mark, tag, anchor, style);
+    open(DocType::Sequence, mark, anchor);
+  }
+  void OnSequenceEnd() override {
+    guard_.OnSequenceEnd();
+    close();
+  }
+  void OnMapStart(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
+                  YAML::EmitterStyle::value style) override {
+    guard_.OnMapStart(mark, tag, anchor, style);
+    open(DocType::Map, mark, anchor);
+  }
+  void OnMapEnd() override {
+    guard_.OnMapEnd();
+    close();
+  }
+
+  const YAML::Mark& document_mark() const noexcept { return guard_.document_mark(); }
+  bool root_is_null() const noexcept { return root_is_null_; }
+
+ private:
+  static constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
+  static DocMark mark_of(const YAML::Mark& m) { return {m.line, m.column}; }
+  void remember(YAML::anchor_t anchor, std::uint32_t index) {
+    if (anchor == YAML::NullAnchor) return;
+    if (anchor >= anchors_.size()) anchors_.resize(anchor + 1, kNone);
+    anchors_[anchor] = index;
+  }
+  void open(DocType type, const YAML::Mark& mark, YAML::anchor_t anchor) {
+    root_is_null_ = false;
+    open_.push_back(b_.open(type, mark_of(mark), open_.size()));
+    remember(anchor, open_.back().index);
+  }
+  void close() {
+    if (open_.empty()) return;
+    b_.close(open_.back());
+    open_.pop_back();
+  }
+
+  DocumentBuilder& b_;
+  AliasExpansionGuard guard_;
+  std::vector<DocumentBuilder::Open> open_;
+  std::vector<std::uint32_t> anchors_;  // by anchor id: the node it names
+  bool root_is_null_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Document> parse_yaml_document(std::string_view text, const std::string& source,
+                                              std::string_view what) {
+  auto doc = std::make_unique<Document>();
+  DocumentBuilder b(*doc, source, text.size());
+  try {
+    TextBuffer buffer(text);
+    std::istream in(&buffer);
+    YAML::Parser parser(in);
+    YamlEvents events(b, source);
+    if (!parser.HandleNextDocument(events) || events.root_is_null())
+      throw InputError(fmt::format("{}: empty file (expected {})", source, what));
+    // A second document: stop at its start (never YAML::LoadAll: in yaml-cpp 0.7 it loops forever,
+    // allocating, on some malformed input such as a stray ',' at the top level, jbeder/yaml-cpp#1040).
+    if (parser.HandleNextDocument(events))
+      fail(source, events.document_mark(),
+           "more than one YAML document (or text after the end of the first); expected exactly one");
+  } catch (const YAML::DeepRecursion& e) {
+    fail(source, e.mark,
+         fmt::format("nested {} or more levels deep; refused (cluster and config files need a few levels)",
+                     kMaxYamlDepth));
+  } catch (const YAML::ParserException& e) {
+    fail(source, e.mark, fmt::format("YAML syntax error: {}", e.msg));
+  } catch (const YAML::Exception& e) {
+    fail(source, e.mark, fmt::format("cannot parse YAML: {}", e.msg));
+  }
+  return doc;
+}
+
+}  // namespace assignor::host::detail

@@ -1,0 +1,152 @@
+// Reads the events file of `assignor simulate` (docs/compare-and-simulate.md), as strictly as the
+// cluster and config readers: unknown keys with suggestions, FILE:LINE:COL in every message.
+#include <fmt/format.h>
+
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "assignor/errors.hpp"
+#include "assignor/host/tools/simulation.hpp"
+#include "yaml_json_reader.hpp"
+
+namespace assignor::host {
+
+namespace {
+
+using namespace detail;  // the readers' shared checks (yaml_json_reader.hpp)
+
+const std::vector<std::string> kTopKeys = {"events"};
+const std::vector<std::string> kEventKeys = {"round", "join", "leave", "restart"};
+enum EventKey : std::size_t { kRound, kJoin, kLeave, kRestart };
+const std::vector<std::string> kJoinKeys = {"id", "threads", "rack", "tags"};
+enum JoinKey : std::size_t { kJoinId, kJoinThreads, kJoinRack, kJoinTags };
+const std::vector<std::string> kLeaveKeys = {"id"};
+const std::vector<std::string> kRestartKeys = {"id", "keep_state"};
+enum RestartKey : std::size_t { kRestartId, kKeepState };
+
+constexpr std::int64_t kU32Max = std::numeric_limits<std::uint32_t>::max();
+
+class EventsParser {
+ public:
+  explicit EventsParser(std::string source) : source_(std::move(source)), r_(source_) {}
+
+  std::vector<SimulationEvent> parse(std::string_view text) {
+    const auto document =
+        detail::load_document(text, source_, "a map with an 'events' list, e.g. events: [{round: 1, leave: c1}]");
+    const Node root = document.root();
+    if (!root.IsMap())
+      r_.fail_at(root, "", fmt::format("expected a map with an 'events' list at the top level, got {}", describe(root)));
+    const Fields top(r_, root, "", kTopKeys);
+    std::vector<SimulationEvent> events;
+    if (!top.has(0)) return events;  // "events:" alone, or no key: nothing happens
+    const Node& list = top.value(0);
+    r_.expect_list(list, "events");
+    for (std::size_t i = 0; i < list.size(); ++i) events.push_back(event(list[i], fmt::format("events[{}]", i)));
+    return events;
+  }
+
+ private:
+  SimulationEvent event(const Node& node, const std::string& place) {
+    const Fields f(r_, node, place, kEventKeys);
+    SimulationEvent e;
+    e.where = detail::location(source_, node.Mark());
+    e.round = static_cast<std::uint32_t>(r_.integer_in(f.require(kRound, place), join_place(place, "round"), 1, kU32Max));
+
+    std::size_t kinds = 0;
+    std::size_t kind_key = kRound;
+    for (const std::size_t k : {kJoin, kLeave, kRestart}) {
+      if (!f.given(k)) continue;
+      if (++kinds == 2)
+        r_.fail_at(f.key(k), place,
+                   fmt::format("'{}' and '{}' in one entry: write one entry per event", kEventKeys[kind_key],
+                               kEventKeys[k]));
+      kind_key = k;
+    }
+    if (kinds == 0) r_.fail_at(node, place, "expected one of 'join', 'leave' or 'restart'");
+    const Node& value = f.require(kind_key, place);
+    const std::string kind_place = join_place(place, kEventKeys[kind_key]);
+
+    switch (kind_key) {
+      case kJoin: {
+        e.kind = EventKind::join;
+        const Fields j(r_, value, kind_place, kJoinKeys);
+        e.client = r_.string(j.require(kJoinId, kind_place), join_place(kind_place, "id"));
+        if (j.has(kJoinThreads))
+          e.threads = static_cast<std::uint32_t>(
+              r_.integer_in(j.value(kJoinThreads), join_place(kind_place, "threads"), 1, kU32Max));
+        if (j.has(kJoinRack)) e.rack = r_.string(j.value(kJoinRack), join_place(kind_place, "rack"));
+        if (j.has(kJoinTags)) {
+          const std::string tags_place = join_place(kind_place, "tags");
+          const Node& tags = j.value(kJoinTags);
+          r_.expect_map(tags, tags_place);
+          for (auto it = tags.begin(); it != tags.end(); ++it) {
+            const std::string key = r_.string(it->first, tags_place);
+            if (e.tags.count(key) != 0) r_.fail_at(it->first, tags_place, fmt::format("tag '{}' given twice", key));
+            e.tags[key] = r_.string(it->second, join_place(tags_place, key), true);
+          }
+        }
+        break;
+      }
+      case kLeave: {
+        e.kind = EventKind::leave;
+        if (value.IsMap()) {
+          const Fields l(r_, value, kind_place, kLeaveKeys);
+          e.client = r_.string(l.require(0, kind_place), join_place(kind_place, "id"));
+        } else {
+          e.client = client_id(value, kind_place);
+        }
+        break;
+      }
+      default: {
+        e.kind = EventKind::restart;
+        if (value.IsMap()) {
+          const Fields rs(r_, value, kind_place, kRestartKeys);
+          e.client = r_.string(rs.require(kRestartId, kind_place), join_place(kind_place, "id"));
+          if (rs.has(kKeepState)) e.keep_state = r_.boolean(rs.value(kKeepState), join_place(kind_place, "keep_state"));
+        } else {
+          e.client = client_id(value, kind_place);
+        }
+        break;
+      }
+    }
+    return e;
+  }
+
+  std::string client_id(const Node& node, const std::string& place) const {
+    if (!node.IsScalar())
+      r_.fail_at(node, place, fmt::format("expected a client id or a map with 'id', got {}", describe(node)));
+    return r_.string(node, place);
+  }
+
+  std::string source_;
+  FieldReader r_;
+};
+
+}  // namespace
+
+std::string describe(const SimulationEvent& event) {
+  switch (event.kind) {
+    case EventKind::join: {
+      std::string text = fmt::format("{} joins ({} thread{}", event.client, event.threads, event.threads == 1 ? "" : "s");
+      if (event.rack) text += fmt::format(", rack {}", *event.rack);
+      return text + ")";
+    }
+    case EventKind::leave:
+      return fmt::format("{} leaves", event.client);
+    case EventKind::restart:
+      return fmt::format("{} restarts, {} its state", event.client, event.keep_state ? "keeping" : "losing");
+  }
+  return event.client;
+}
+
+std::vector<SimulationEvent> parse_events(std::string_view text, const std::string& source_name) {
+  return EventsParser(source_name).parse(text);
+}
+
+std::vector<SimulationEvent> read_events_file(const std::filesystem::path& path) {
+  const std::string source = path.string();
+  return parse_events(detail::read_text_file(source, path, "events file"), source);
+}
+
+}  // namespace assignor::host

@@ -1,0 +1,333 @@
+#include "yaml_json_reader.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <new>
+#include <system_error>
+
+#include <fmt/format.h>
+
+#include "assignor/errors.hpp"
+#include "assignor/host/support/printable.hpp"
+
+namespace assignor::host::detail {
+
+std::string location(const std::string& source, const DocMark& mark) {
+  if (mark.is_null()) return source;
+  return fmt::format("{}:{}:{}", source, mark.line + 1, mark.column + 1);
+}
+
+void fail(const std::string& source, const DocMark& mark, std::string_view place, std::string_view problem) {
+  if (place.empty()) throw InputError(fmt::format("{}: {}", location(source, mark), printable(problem)));
+  throw InputError(fmt::format("{}: {}: {}", location(source, mark), printable(place), printable(problem)));
+}
+
+std::string join_place(std::string_view place, std::string_view field) {
+  if (place.empty()) return std::string(field);
+  if (field.empty()) return std::string(place);
+  return fmt::format("{}: {}", place, field);
+}
+
+std::string describe(const Node& node) {
+  switch (node.Type()) {
+    case DocType::Null:
+    case DocType::Undefined:
+      return "null";
+    case DocType::Sequence:
+      return "a list";
+    case DocType::Map:
+      return "a map";
+    case DocType::Scalar:
+      break;
+  }
+  std::string text(node.Scalar());
+  if (text.size() > 40) text = text.substr(0, 37) + "...";
+  // Quoted scalars are strings for sure; plain ones are shown as written.
+  if (node.IsQuoted()) return fmt::format("the string \"{}\"", text);
+  return fmt::format("'{}'", text);
+}
+
+std::string read_text_file(const std::string& source, const std::filesystem::path& path, std::string_view what,
+                           std::uint64_t max_bytes) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec))
+    throw InputError(fmt::format("{}: cannot read {}: no such file", source, what));
+  if (std::filesystem::is_directory(path, ec))
+    throw InputError(fmt::format("{}: cannot read {}: it is a directory", source, what));
+  auto too_large = [&](std::string_view size) {
+    return InputError(fmt::format("{}: the {} is too large ({} bytes); the limit is {} bytes "
+                                  "(limits.max_file_mb in the config)",
+                                  source, what, size, max_bytes));
+  };
+  if (std::filesystem::is_regular_file(path, ec)) {
+    const std::uintmax_t size = std::filesystem::file_size(path, ec);
+    if (!ec && size > max_bytes) throw too_large(std::to_string(size));
+  }
+  auto failed = [&](int error) {
+    return InputError(fmt::format("{}: cannot read {}: {}", source, what,
+                                  std::error_code(error, std::generic_category()).message()));
+  };
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) throw failed(errno);
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  // Blocking again for the reads: a writer that is slow to write is waited for.
+  if (const int flags = ::fcntl(fd, F_GETFL); flags == -1 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == -1)
+    throw failed(errno);
+  // A regular file is read into exactly its size (plus the padding the JSON parser reads past the
+  // end, so that it needs no copy); a stream (a pipe, a device) in chunks that are joined only once
+  // it has ended within the limit, so memory never runs ahead of what was read.
+  struct stat st {};
+  const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  constexpr std::size_t kChunk = std::size_t{1} << 20;
+  std::vector<std::string> chunks;
+  std::uint64_t total = 0;
+  if (regular)
+    chunks.emplace_back().reserve(static_cast<std::size_t>(
+        std::min<std::uint64_t>(static_cast<std::uint64_t>(st.st_size), max_bytes) + 1 + kJsonPadding));
+  for (;;) {
+    if (chunks.empty() || (!regular && chunks.back().size() == kChunk)) chunks.emplace_back().reserve(kChunk);
+    std::string& chunk = chunks.back();
+    const std::size_t old = chunk.size();
+    const std::size_t room = regular ? std::max<std::size_t>(chunk.capacity() - old, 1) : kChunk - old;
+    chunk.resize(old + room);
+    const ssize_t n = ::read(fd, chunk.data() + old, room);
+    if (n < 0 && errno == EINTR) {
+      chunk.resize(old);
+      continue;
+    }
+    if (n < 0) throw failed(errno);
+    chunk.resize(old + static_cast<std::size_t>(n));
+    if (n == 0) break;
+    total += static_cast<std::uint64_t>(n);
+    if (total > max_bytes) throw too_large(fmt::format("more than {}", max_bytes));
+  }
+  std::string text;
+  if (chunks.size() == 1) {
+    text = std::move(chunks.front());
+  } else {
+    text.reserve(static_cast<std::size_t>(total) + kJsonPadding);
+    for (const auto& chunk : chunks) text += chunk;
+  }
+  // The padding holds blanks, not whatever the allocator left there (the parser reads, never uses it).
+  const std::size_t size = text.size();
+  text.append(kJsonPadding, ' ');
+  text.resize(size);
+  return text;
+}
+
+LoadedDocument load_document(std::string_view text, const std::string& source, std::string_view what,
+                             std::uint64_t max_bytes, std::size_t readable) {
+  if (text.size() > max_bytes)
+    throw InputError(fmt::format("{}: {} bytes is more than the limit of {} bytes (limits.max_file_mb in the "
+                                 "config)",
+                                 source, text.size(), max_bytes));
+  try {
+    // Strict JSON (what `assignor generate` and other tools write) takes the fast path.
+    if (auto json = parse_json_document(text, source, readable)) return {std::move(json)};
+    return {parse_yaml_document(text, source, what)};
+  } catch (const std::bad_alloc&) {
+    throw InputError(fmt::format("{}: ran out of memory reading this {}-byte file; free memory, or split or "
+                                 "shrink the file",
+                                 source, text.size()));
+  }
+}
+
+LoadedDocument load_json_document(std::string_view text, const std::string& source, std::string_view what,
+                                  std::size_t readable) {
+  const auto first = text.find_first_not_of(" \t\r\n");
+  if (first == std::string_view::npos) throw InputError(fmt::format("{}: empty file (expected {})", source, what));
+  if (text[first] != '{')
+    throw InputError(fmt::format("{}: expected {} (a JSON object, starting with '{{')", source, what));
+  try {
+    if (auto json = parse_json_document(text, source, readable)) return {std::move(json)};
+    try {
+      (void)parse_yaml_document(text, source, what);
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("{} (not valid JSON)", e.what()));
+    }
+    throw InputError(fmt::format("{}: not valid JSON (expected {}, strict JSON as programs write it)", source, what));
+  } catch (const std::bad_alloc&) {
+    throw InputError(fmt::format("{}: ran out of memory reading this {}-byte file", source, text.size()));
+  }
+}
+
+// ---- strict scalar conversions ----------------------------------------------------------------
+
+IntParse parse_int64(std::string_view text, std::int64_t& out) {
+  if (text.empty()) return IntParse::not_an_integer;
+  const char* first = text.data();
+  const char* last = text.data() + text.size();
+  if (*first == '+') ++first;  // "+5" is an integer too
+  if (first == last || (*first != '-' && (*first < '0' || *first > '9'))) return IntParse::not_an_integer;
+  auto [ptr, ec] = std::from_chars(first, last, out);
+  if (ec == std::errc::result_out_of_range) {
+    // Make sure the rest is digits, so that "99999999999999999999x" is "not an integer".
+    const char* p = first + (*first == '-' ? 1 : 0);
+    for (; p != last; ++p)
+      if (*p < '0' || *p > '9') return IntParse::not_an_integer;
+    return IntParse::out_of_range;
+  }
+  if (ec != std::errc{} || ptr != last) return IntParse::not_an_integer;
+  return IntParse::ok;
+}
+
+std::size_t invalid_utf8_at(std::string_view s) noexcept {
+  std::size_t i = 0;
+  while (i < s.size()) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    std::size_t n = 0;  // continuation bytes
+    if (c >= 0xC2 && c <= 0xDF) n = 1;
+    else if (c >= 0xE0 && c <= 0xEF) n = 2;
+    else if (c >= 0xF0 && c <= 0xF4) n = 3;
+    else return i;
+    std::uint32_t cp = c & (0x7Fu >> (n + 1));
+    for (std::size_t k = 1; k <= n; ++k) {
+      if (i + k >= s.size()) return i;
+      const auto cc = static_cast<unsigned char>(s[i + k]);
+      if ((cc & 0xC0u) != 0x80u) return i;
+      cp = (cp << 6) | (cc & 0x3Fu);
+    }
+    if ((n == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) || (n == 3 && (cp < 0x10000 || cp > 0x10FFFF)))
+      return i;
+    i += n + 1;
+  }
+  return std::string_view::npos;
+}
+
+// ---- FieldReader ------------------------------------------------------------------------------
+
+void FieldReader::check_length(const Node& node, Place place) const {
+  if (!node.IsScalar()) return;
+  const std::string_view s = node.Scalar();
+  if (s.size() > max_string_length_)
+    fail_at(node, place,
+            fmt::format("{} bytes long, more than the limit of {} (limits.max_id_length in the config)", s.size(),
+                        max_string_length_));
+  if (const std::size_t bad = invalid_utf8_at(s); bad != std::string_view::npos)
+    fail_at(node, place,
+            fmt::format("not valid UTF-8 (byte 0x{:02x} at offset {}); files must be UTF-8",
+                        static_cast<unsigned char>(s[bad]), bad));
+  if (const std::size_t bad = first_control_character(s); bad != std::string_view::npos)
+    fail_at(node, place,
+            fmt::format("contains a control character (0x{:02x} at offset {}); ids and names must be printable",
+                        static_cast<unsigned char>(s[bad]), bad));
+}
+
+void FieldReader::fail_at(const Node& node, Place place, std::string_view problem) const {
+  fail(source_, node.Mark(), place.str(), problem);
+}
+
+void FieldReader::wrong_kind(const Node& node, Place place, std::string_view expected) const {
+  fail_at(node, place, fmt::format("expected {}, got {}", expected, describe(node)));
+}
+
+std::string_view FieldReader::string_view(const Node& node, Place place, bool allow_empty) const {
+  if (!node.IsScalar()) wrong_kind(node, place, "a string");
+  const std::string_view s = node.Scalar();
+  if (!allow_empty && s.empty()) fail_at(node, place, "must not be empty");
+  check_length(node, place);
+  return s;
+}
+
+std::int64_t FieldReader::integer(const Node& node, Place place) const {
+  if (!is_plain_scalar(node)) wrong_kind(node, place, "an integer");
+  std::int64_t value = 0;
+  switch (parse_int64(node.Scalar(), value)) {
+    case IntParse::ok:
+      return value;
+    case IntParse::out_of_range:
+      fail_at(node, place, fmt::format("integer {} is out of range (64-bit signed)", node.Scalar()));
+    case IntParse::not_an_integer:
+      break;
+  }
+  wrong_kind(node, place, "an integer");
+}
+
+std::int64_t FieldReader::integer_in(const Node& node, Place place, std::int64_t min, std::int64_t max) const {
+  const std::int64_t v = integer(node, place);
+  if (v < min) fail_at(node, place, fmt::format("must be >= {}, got {}", min, v));
+  if (v > max) fail_at(node, place, fmt::format("must be <= {}, got {}", max, v));
+  return v;
+}
+
+double FieldReader::number(const Node& node, Place place) const {
+  if (!is_plain_scalar(node)) wrong_kind(node, place, "a number");
+  const std::string_view s = node.Scalar();
+  const char* first = s.data();
+  const char* last = s.data() + s.size();
+  if (first != last && *first == '+') ++first;
+  double value = 0;
+  auto [ptr, ec] = std::from_chars(first, last, value);
+  if (first == last || ec == std::errc::invalid_argument || ptr != last) wrong_kind(node, place, "a number");
+  if (ec == std::errc::result_out_of_range || !std::isfinite(value))
+    fail_at(node, place, fmt::format("must be a finite number, got {}", s));
+  return value;
+}
+
+bool FieldReader::boolean(const Node& node, Place place) const {
+  if (is_plain_scalar(node)) {
+    const std::string_view s = node.Scalar();
+    if (s == "true" || s == "True" || s == "TRUE") return true;
+    if (s == "false" || s == "False" || s == "FALSE") return false;
+  }
+  wrong_kind(node, place, "a boolean (true or false)");
+}
+
+// ---- Fields -----------------------------------------------------------------------------------
+
+Fields::Fields(const FieldReader& reader, const Node& map, Place place, const std::vector<std::string>& known,
+               DeferChecks)
+    : reader_(reader), map_(map), known_(known), keys_(known.size()), values_(known.size()),
+      present_(known.size(), false) {
+  reader.expect_map(map, place);
+  for (auto it = map.begin(); it != map.end(); ++it) {
+    const Node key = it->first;
+    if (!key.IsScalar()) reader.fail_at(key, place, fmt::format("keys must be strings, got {}", describe(key)));
+    const std::string_view name = key.Scalar();
+    std::size_t i = 0;
+    while (i < known.size() && known[i] != name) ++i;
+    if (i == known.size()) {
+      if (!problem_) problem_.emplace(key, unknown_key(name));
+      continue;
+    }
+    if (present_[i]) {
+      if (!problem_)
+        problem_.emplace(key,
+                         fmt::format("key '{}' given twice (first at line {})", name, keys_[i].Mark().line + 1));
+      continue;
+    }
+    present_[i] = true;
+    keys_[i] = key;
+    values_[i] = it->second;
+  }
+}
+
+void Fields::missing(std::size_t i, Place place) const {
+  if (!present_[i]) reader_.fail_at(map_, place, fmt::format("missing required key '{}'", known_[i]));
+  reader_.fail_at(keys_[i], join_place(place.str(), known_[i]), "missing value");
+}
+
+std::string Fields::unknown_key(std::string_view name) const {
+  std::string problem = fmt::format("unknown key '{}'", name);
+  if (const std::string near = nearest(std::string(name), known_); !near.empty())
+    return problem + fmt::format("; did you mean '{}'?", near);
+  problem += "; known keys:";
+  for (std::size_t k = 0; k < known_.size(); ++k) problem += (k ? ", " : " ") + known_[k];
+  return problem;
+}
+
+}  // namespace assignor::host::detail

@@ -1,0 +1,290 @@
+#include "child_process.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <poll.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <thread>
+
+#include "assignor/host/support/logging.hpp"
+
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ASSIGNOR_CHILD_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define ASSIGNOR_CHILD_ASAN 1
+#endif
+
+namespace assignor::host::detail {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+std::string signal_name(int sig) {
+  switch (sig) {
+    case SIGSEGV: return "SIGSEGV";
+    case SIGBUS: return "SIGBUS";
+    case SIGFPE: return "SIGFPE";
+    case SIGILL: return "SIGILL";
+    case SIGABRT: return "SIGABRT";
+    case SIGKILL: return "SIGKILL";
+    case SIGTERM: return "SIGTERM";
+    case SIGPIPE: return "SIGPIPE";
+    case SIGXCPU: return "SIGXCPU";
+    case SIGINT: return "SIGINT";
+    default: return fmt::format("signal {}", sig);
+  }
+}
+
+void kill_group(pid_t pid) {
+  ::kill(-pid, SIGKILL);  // the child's group: the child and anything it started
+  ::kill(pid, SIGKILL);   // in case it had not reached setpgid yet
+}
+
+// The children of this process, from /proc (field 4 of /proc/<pid>/stat is the parent's pid).
+std::vector<pid_t> children_of_this_process() {
+  std::vector<pid_t> out;
+  const pid_t self = ::getpid();
+  std::error_code ec;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream stat(entry.path() / "stat");
+    std::string line;
+    if (!std::getline(stat, line)) continue;
+    const auto close = line.rfind(')');  // the command name may contain spaces and parentheses
+    if (close == std::string::npos) continue;
+    std::istringstream rest(line.substr(close + 1));
+    char state = 0;
+    pid_t ppid = 0;
+    if (rest >> state >> ppid && ppid == self) out.push_back(static_cast<pid_t>(std::stol(name)));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Makes this process the "child subreaper" while a child runs: every process the child starts is
+// re-parented to us when its own parent ends, whatever it does (a new session with
+// setsid(), a double fork), so after the run whatever is left can be found and killed. The
+// children this process had before are left alone; the previous subreaper setting is restored.
+class DescendantSweep {
+ public:
+  DescendantSweep() : before_(children_of_this_process()) {
+    int was = 0;
+    if (::prctl(PR_GET_CHILD_SUBREAPER, &was) == 0) was_subreaper_ = was != 0;
+    ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+  }
+  ~DescendantSweep() { ::prctl(PR_SET_CHILD_SUBREAPER, was_subreaper_ ? 1 : 0); }
+  DescendantSweep(const DescendantSweep&) = delete;
+  DescendantSweep& operator=(const DescendantSweep&) = delete;
+
+  // Kills and reaps every child that was not there before, until none is left (a dying process's
+  // own children come to us next). Bounded: a fork bomb cannot keep it busy forever.
+  void kill_what_is_left() const {
+    for (int round = 0; round < 1000; ++round) {
+      std::vector<pid_t> left;
+      for (pid_t p : children_of_this_process())
+        if (!std::binary_search(before_.begin(), before_.end(), p)) left.push_back(p);
+      if (left.empty()) return;
+      for (pid_t p : left) ::kill(p, SIGKILL);
+      for (pid_t p : left)
+        while (::waitpid(p, nullptr, 0) < 0 && errno == EINTR) {
+        }
+    }
+    log().warn("processes started in an isolated child kept multiplying; some may be left running");
+  }
+
+ private:
+  std::vector<pid_t> before_;
+  bool was_subreaper_ = false;
+};
+
+// While a child runs, SIGINT, SIGTERM and SIGHUP to the host (Ctrl-C, a cancelled job) first kill
+// the child's process group, then end the host as they would have.
+volatile sig_atomic_t g_running_group = 0;
+
+extern "C" void forward_and_reraise(int sig) {
+  if (g_running_group > 0) ::kill(-static_cast<pid_t>(g_running_group), SIGKILL);
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
+class SignalForwarding {
+ public:
+  SignalForwarding() {
+    struct sigaction action {};
+    action.sa_handler = forward_and_reraise;
+    sigemptyset(&action.sa_mask);
+    for (std::size_t i = 0; i < kSignals.size(); ++i) ::sigaction(kSignals[i], &action, &previous_[i]);
+  }
+  ~SignalForwarding() {
+    for (std::size_t i = 0; i < kSignals.size(); ++i) ::sigaction(kSignals[i], &previous_[i], nullptr);
+  }
+  SignalForwarding(const SignalForwarding&) = delete;
+  SignalForwarding& operator=(const SignalForwarding&) = delete;
+
+ private:
+  static constexpr std::array<int, 3> kSignals{SIGINT, SIGTERM, SIGHUP};
+  std::array<struct sigaction, 3> previous_{};
+};
+
+void set_up_child(pid_t parent, std::uint64_t time_ms) {
+  // If the host dies (killed, Ctrl-C, a CI job cancelled), so does the child: never an orphan
+  // spinning under PID 1. (The host may have died before this line: then there is no one to answer.)
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (::getppid() != parent) ::_exit(1);
+  ::setpgid(0, 0);  // its own process group: a timeout kills whatever it started too
+  const rlim_t cpu_seconds = static_cast<rlim_t>(time_ms / 1000 + 2);
+  rlimit cpu{cpu_seconds, cpu_seconds + 1};
+  ::setrlimit(RLIMIT_CPU, &cpu);
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGPIPE, SIGTERM, SIGINT, SIGHUP})
+    default_signal_handler(sig);  // a crash is a crash: no handler of the host's (or a sanitizer's) runs
+  ::dup2(STDERR_FILENO, STDOUT_FILENO);  // whatever the child prints cannot reach the host's output
+  rlimit no_core{0, 0};
+  ::setrlimit(RLIMIT_CORE, &no_core);
+}
+
+}  // namespace
+
+// AddressSanitizer intercepts signal() and sigaction() and keeps its own SIGSEGV handler (which
+// reports and exits with status 1), so ASan builds ask the kernel directly: a crashing child then
+// ends with its signal, as in a release build.
+void default_signal_handler(int sig) {
+#ifdef ASSIGNOR_CHILD_ASAN
+  struct KernelSigaction {  // the kernel's struct sigaction (x86-64, arm64)
+    void (*handler)(int);
+    unsigned long flags;
+    void (*restorer)();
+    unsigned long mask;
+  };
+  KernelSigaction action{SIG_DFL, 0, nullptr, 0};
+  ::syscall(SYS_rt_sigaction, sig, &action, nullptr, sizeof(unsigned long));
+#else
+  std::signal(sig, SIG_DFL);
+#endif
+}
+
+std::string describe_signal(int sig) {
+  const char* text = ::strsignal(sig);
+  return fmt::format("{} ({})", signal_name(sig), text != nullptr ? text : "unknown signal");
+}
+
+std::string describe_duration(std::uint64_t ms) {
+  return ms % 1000 == 0 ? fmt::format("{} s", ms / 1000) : fmt::format("{} ms", ms);
+}
+
+ChildOutcome run_in_child(const std::function<void(int fd)>& body, const ChildOptions& options) {
+  ChildOutcome out;
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) {
+    out.error = fmt::format("pipe: {}", std::strerror(errno));
+    return out;
+  }
+  // Nothing buffered may be written twice (once by the child): flush before forking.
+  std::cout.flush();
+  std::cerr.flush();
+  std::fflush(nullptr);
+  const pid_t parent = ::getpid();
+  const DescendantSweep sweep;  // from here on, whatever the child leaves behind becomes ours to kill
+  const SignalForwarding forwarding;
+  const auto start = Clock::now();
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    out.error = fmt::format("fork: {}", std::strerror(errno));
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return out;
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    set_up_child(parent, options.time_ms);
+    body(fds[1]);
+    ::_exit(0);
+  }
+  ::setpgid(pid, pid);  // also done by the child; whichever runs first wins, both are the same
+  g_running_group = pid;
+  ::close(fds[1]);
+
+  const auto deadline = start + std::chrono::milliseconds(options.time_ms);
+  bool timed_out = false;
+  bool oversized = false;
+  char chunk[1 << 16];
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) {
+      timed_out = true;
+      break;
+    }
+    pollfd p{fds[0], POLLIN, 0};
+    const int ready = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) continue;  // re-check the deadline
+    const ssize_t n = ::read(fds[0], chunk, sizeof chunk);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;  // EOF: the child closed its end (normally: it exited)
+    out.bytes.insert(out.bytes.end(), chunk, chunk + n);
+    if (out.bytes.size() > options.max_bytes) {
+      oversized = true;
+      break;
+    }
+  }
+  ::close(fds[0]);
+
+  // Wait for the child to end, still within the deadline, without reaping it yet (WNOWAIT): while
+  // it is a zombie its pid, and so its process group, cannot be reused, and killing the group
+  // (whatever the child started and left behind) cannot hit anyone else. Past the deadline, or
+  // for an oversized answer, the group is killed first.
+  if (!timed_out && !oversized) {
+    for (;;) {
+      siginfo_t info{};
+      const int r = ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT);
+      if (r == 0 && info.si_pid == pid) break;
+      if (r < 0 && errno != EINTR) break;
+      if (Clock::now() >= deadline) {
+        timed_out = true;
+        break;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+  }
+  kill_group(pid);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  g_running_group = 0;
+  sweep.kill_what_is_left();  // descendants that left the group (setsid) or outlived the child
+  out.ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  if (timed_out) {
+    out.end = ChildEnd::timed_out;
+  } else if (oversized) {
+    out.end = ChildEnd::oversized;
+  } else if (WIFSIGNALED(status)) {
+    out.end = ChildEnd::signaled;
+    out.status = WTERMSIG(status);
+  } else {
+    out.end = ChildEnd::exited;
+    out.status = WEXITSTATUS(status);
+  }
+  return out;
+}
+
+}  // namespace assignor::host::detail

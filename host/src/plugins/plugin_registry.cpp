@@ -1,0 +1,475 @@
+#include "assignor/host/plugins/plugin_registry.hpp"
+
+#include <boost/dll/library_info.hpp>
+#include <boost/dll/runtime_symbol_info.hpp>
+#include <boost/dll/shared_library.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <map>
+#include <cerrno>
+#include <fstream>
+#include <optional>
+#include <deque>
+#include <cstring>
+#include <system_error>
+
+#include "assignor/errors.hpp"
+#include "assignor/host/support/printable.hpp"
+#include "assignor/host/support/logging.hpp"
+#include "child_process.hpp"
+
+namespace assignor::host {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool looks_like_library(const fs::path& p) {
+  const auto name = p.filename().string();
+  return p.extension() == ".so" || name.find(".so.") != std::string::npos;
+}
+
+std::string user_name(uid_t uid) {
+  if (const passwd* pw = ::getpwuid(uid); pw != nullptr && pw->pw_name != nullptr) return pw->pw_name;
+  return "?";
+}
+
+// Why `path` (a plugin file or a directory plugins are loaded from; symlinks already resolved) must
+// not be trusted, or "" when it can be: anyone who can write it, or its owner when that is neither
+// root nor us, can make this process run their code.
+std::string unsafe_reason(const fs::path& path, bool directory) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return {};  // the load itself reports what is missing
+  const char* what = directory ? "directory" : "file";
+  const auto mode = static_cast<unsigned>(st.st_mode & 07777);
+  const bool group = (st.st_mode & S_IWGRP) != 0;
+  const bool others = (st.st_mode & S_IWOTH) != 0;
+  if (group || others)
+    return fmt::format("the {} {} is writable by {} (mode {:04o}), so another user could put their code "
+                       "in this process; fix it with 'chmod go-w {}'",
+                       what, path.string(), group && others ? "its group and others" : (group ? "its group" : "others"),
+                       mode, path.string());
+  if (st.st_uid != 0 && st.st_uid != ::geteuid())
+    return fmt::format("the {} {} is owned by user '{}' (uid {}), neither root nor the user running assignor "
+                       "('{}', uid {})",
+                       what, path.string(), user_name(st.st_uid), st.st_uid, user_name(::geteuid()), ::geteuid());
+  return {};
+}
+
+// Why `dir` or a directory above it lets someone else replace what is below it, or "": each must be
+// owned by root or us and not writable by group or others, unless the sticky bit is set (as on
+// /tmp: there nobody can rename or delete what is not theirs).
+std::string unsafe_ancestor_reason(const fs::path& dir) {
+  for (fs::path p = dir; !p.empty(); p = p.parent_path()) {
+    struct stat st {};
+    if (::stat(p.c_str(), &st) == 0) {
+      const bool writable = (st.st_mode & (S_IWGRP | S_IWOTH)) != 0;
+      if (writable && (st.st_mode & S_ISVTX) == 0)
+        return fmt::format("the directory {} is writable by {} (mode {:04o}) without the sticky bit, so another "
+                           "user could replace what is below it; fix it with 'chmod go-w {}'",
+                           p.string(), (st.st_mode & S_IWOTH) != 0 ? "others" : "its group",
+                           static_cast<unsigned>(st.st_mode & 07777), p.string());
+      if (st.st_uid != 0 && st.st_uid != ::geteuid())
+        return fmt::format("the directory {} is owned by user '{}' (uid {}), neither root nor the user running "
+                           "assignor",
+                           p.string(), user_name(st.st_uid), st.st_uid);
+    }
+    if (p == p.root_path()) break;
+  }
+  return {};
+}
+
+// The library search path a shared library carries in its dynamic section (DT_RUNPATH, else
+// DT_RPATH), read from the file; empty when it has none or is not a 64-bit ELF file. Bounds are
+// checked everywhere: the file is untrusted.
+std::vector<std::string> elf_search_path(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  auto read_at = [&](std::uint64_t offset, void* out, std::size_t size) {
+    in.clear();
+    in.seekg(static_cast<std::streamoff>(offset));
+    return static_cast<bool>(in.read(static_cast<char*>(out), static_cast<std::streamsize>(size)));
+  };
+  Elf64_Ehdr header{};
+  if (!read_at(0, &header, sizeof header) || std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 ||
+      header.e_ident[EI_CLASS] != ELFCLASS64 || header.e_phentsize != sizeof(Elf64_Phdr) || header.e_phnum > 4096)
+    return {};
+  std::vector<Elf64_Phdr> segments(header.e_phnum);
+  if (!segments.empty() && !read_at(header.e_phoff, segments.data(), segments.size() * sizeof(Elf64_Phdr))) return {};
+  auto file_offset = [&](std::uint64_t address) -> std::optional<std::uint64_t> {
+    for (const auto& s : segments)
+      if (s.p_type == PT_LOAD && address >= s.p_vaddr && address - s.p_vaddr < s.p_filesz)
+        return s.p_offset + (address - s.p_vaddr);
+    return std::nullopt;
+  };
+  std::uint64_t strtab = 0, strsz = 0, runpath = ~0ull, rpath = ~0ull;
+  for (const auto& s : segments) {
+    if (s.p_type != PT_DYNAMIC) continue;
+    const std::uint64_t n = std::min<std::uint64_t>(s.p_filesz / sizeof(Elf64_Dyn), 1 << 16);
+    std::vector<Elf64_Dyn> entries(n);
+    if (n == 0 || !read_at(s.p_offset, entries.data(), n * sizeof(Elf64_Dyn))) return {};
+    for (const auto& d : entries) {
+      if (d.d_tag == DT_NULL) break;
+      if (d.d_tag == DT_STRTAB) strtab = d.d_un.d_ptr;
+      if (d.d_tag == DT_STRSZ) strsz = d.d_un.d_val;
+      if (d.d_tag == DT_RUNPATH) runpath = d.d_un.d_val;
+      if (d.d_tag == DT_RPATH) rpath = d.d_un.d_val;
+    }
+  }
+  const std::uint64_t at = runpath != ~0ull ? runpath : rpath;
+  const auto table = file_offset(strtab);
+  if (at == ~0ull || !table || at >= strsz || strsz > (1u << 24)) return {};
+  std::string text(static_cast<std::size_t>(strsz - at), '\0');
+  if (!read_at(*table + at, text.data(), text.size())) return {};
+  text.resize(std::strlen(text.c_str()));
+  std::vector<std::string> out;
+  for (std::size_t start = 0; start <= text.size();) {
+    const std::size_t end = std::min(text.find(':', start), text.size());
+    if (end > start) out.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+}  // namespace
+
+struct PluginRegistry::Impl {
+  struct Loaded {
+    PluginInfo info;
+    // Opened on first use (create()); until then the library has only run in the probe's child.
+    mutable std::shared_ptr<boost::dll::shared_library> library;
+    mutable const PluginDescriptor* descriptor = nullptr;
+  };
+  std::deque<Loaded> loaded;  // a deque: references handed out stay valid across later loads
+  std::vector<PluginInfo> infos;  // mirror of loaded[i].info, for plugins()
+  std::vector<RefusedLibrary> refused;
+  std::map<std::string, std::string> conflicts;  // plugin name -> "two plugins are named ..."
+  bool allow_unsafe_permissions = false;
+  std::uint64_t load_time_ms = StrategyLimits{}.time_ms;
+
+  // Who could change what this process is about to run: the file, its directory, every directory
+  // above, and every directory its own library search path (RUNPATH/RPATH) names.
+  void check_trusted(const fs::path& real, bool directory, const std::string& where) const {
+    std::string reason = unsafe_reason(real, directory);
+    if (reason.empty() && !directory) reason = unsafe_reason(real.parent_path(), /*directory=*/true);
+    if (reason.empty()) reason = unsafe_ancestor_reason(directory ? real.parent_path() : real.parent_path().parent_path());
+    if (reason.empty() && !directory) {
+      const std::string origin = real.parent_path().string();
+      for (std::string entry : elf_search_path(real)) {
+        for (const char* token : {"${ORIGIN}", "$ORIGIN"})
+          for (auto at = entry.find(token); at != std::string::npos; at = entry.find(token))
+            entry.replace(at, std::strlen(token), origin);
+        if (entry.find('$') != std::string::npos) continue;  // $LIB, $PLATFORM: system directories
+        std::error_code ec;
+        fs::path dir = fs::weakly_canonical(fs::absolute(entry, ec), ec);
+        const bool exists = fs::exists(dir, ec);
+        while (!dir.empty() && !fs::exists(dir, ec) && dir != dir.root_path()) dir = dir.parent_path();
+        // A directory that does not exist yet can be created by anyone who can write its parent,
+        // sticky bit or not.
+        std::string why = exists ? std::string() : unsafe_reason(dir, /*directory=*/true);
+        if (why.empty()) why = unsafe_ancestor_reason(dir);
+        if (!why.empty()) {
+          reason = fmt::format("it loads its own dependencies from {} (its RUNPATH): {}", entry, why);
+          break;
+        }
+      }
+    }
+    if (reason.empty()) return;
+    if (allow_unsafe_permissions) {
+      log().warn("{}: loading anyway (plugins.allow_unsafe_permissions): {}", where, reason);
+      return;
+    }
+    throw PluginError(fmt::format("{}: refused: {}; or set 'plugins: {{allow_unsafe_permissions: true}}' in the "
+                                  "config to load it anyway",
+                                  where, reason));
+  }
+};
+
+void PluginRegistry::set_allow_unsafe_permissions(bool allow) noexcept { impl_->allow_unsafe_permissions = allow; }
+
+PluginRegistry::PluginRegistry() : impl_(std::make_unique<Impl>()) {}
+PluginRegistry::~PluginRegistry() = default;
+
+namespace {
+
+// ---- probing a library in a child process ---------------------------------------------------
+
+// Opens `where` (already checked: trusted, with the entry point) in this process and checks its
+// descriptor; throws PluginError naming the file and the reason.
+std::pair<std::shared_ptr<boost::dll::shared_library>, const PluginDescriptor*> open_plugin(const std::string& where) {
+  auto library = std::make_shared<boost::dll::shared_library>();
+  boost::dll::fs::error_code load_error;
+  library->load(boost::dll::fs::path(where), boost::dll::load_mode::rtld_local | boost::dll::load_mode::rtld_now,
+                load_error);
+  if (load_error) {
+    const char* detail = ::dlerror();
+    throw PluginError(fmt::format("{}: cannot load plugin: {}", where, detail != nullptr ? detail : load_error.message()));
+  }
+  if (!library->has(kPluginEntryPoint))
+    throw PluginError(fmt::format("{}: not an Assignor plugin: it does not export '{}'", where, kPluginEntryPoint));
+  const PluginDescriptor* descriptor = nullptr;
+  try {
+    auto& entry = library->get_alias<PluginEntryPoint>(kPluginEntryPoint);
+    descriptor = entry();
+  } catch (const std::exception& e) {
+    throw PluginError(fmt::format("{}: entry point '{}' failed: {}", where, kPluginEntryPoint, e.what()));
+  }
+  if (descriptor == nullptr)
+    throw PluginError(fmt::format("{}: entry point '{}' returned no descriptor", where, kPluginEntryPoint));
+  if (descriptor->api_version != kPluginApiVersion)
+    throw PluginError(fmt::format("{}: API version {}, this host supports {}", where, descriptor->api_version,
+                                  kPluginApiVersion));
+  if (descriptor->fingerprint == nullptr || std::strcmp(descriptor->fingerprint, kBuildFingerprint) != 0)
+    throw PluginError(fmt::format("{}: built as '{}', this host is '{}'; rebuild the plugin against "
+                                  "this SDK with the same compiler",
+                                  where, descriptor->fingerprint ? descriptor->fingerprint : "(none)",
+                                  kBuildFingerprint));
+  if (descriptor->name == nullptr || *descriptor->name == '\0' || descriptor->create == nullptr ||
+      descriptor->destroy == nullptr)
+    throw PluginError(fmt::format("{}: incomplete descriptor (name, create and destroy are required)", where));
+  return {std::move(library), descriptor};
+}
+
+// The probe's answer on the pipe: u8 ok; ok: u32 api, u32 capabilities, then name, version and
+// description; not ok: the message. Strings are u64 length + bytes.
+void put_text(std::string& out, std::string_view text) {
+  const std::uint64_t n = text.size();
+  out.append(reinterpret_cast<const char*>(&n), sizeof n);
+  out.append(text);
+}
+
+bool get_text(const std::vector<char>& in, std::size_t& pos, std::string& text) {
+  std::uint64_t n = 0;
+  if (in.size() - pos < sizeof n) return false;
+  std::memcpy(&n, in.data() + pos, sizeof n);
+  pos += sizeof n;
+  if (n > in.size() - pos) return false;
+  text.assign(in.data() + pos, static_cast<std::size_t>(n));
+  pos += static_cast<std::size_t>(n);
+  return true;
+}
+
+// Opens the library in a child process and reads its descriptor there: a library whose
+// initialisers crash or hang costs a child, never the host. Throws PluginError.
+PluginInfo probe(const std::string& where, std::uint64_t time_ms) {
+  const detail::ChildOutcome child = detail::run_in_child(
+      [&](int fd) {
+        std::string answer;
+        try {
+          const auto [library, d] = open_plugin(where);
+          answer.push_back(1);
+          answer.append(reinterpret_cast<const char*>(&d->api_version), sizeof d->api_version);
+          answer.append(reinterpret_cast<const char*>(&d->capabilities), sizeof d->capabilities);
+          put_text(answer, d->name);
+          put_text(answer, d->version != nullptr ? d->version : "");
+          put_text(answer, d->description != nullptr ? d->description : "");
+        } catch (const std::exception& e) {
+          answer.assign(1, 0);
+          put_text(answer, e.what());
+        }
+        for (std::size_t done = 0; done < answer.size();) {
+          const ssize_t n = ::write(fd, answer.data() + done, answer.size() - done);
+          if (n < 0 && errno == EINTR) continue;
+          if (n <= 0) ::_exit(1);
+          done += static_cast<std::size_t>(n);
+        }
+        ::_exit(0);  // no destructor of the library's runs here: it has had its say
+      },
+      {time_ms, 1u << 20});
+  switch (child.end) {
+    case detail::ChildEnd::not_started:
+      throw PluginError(fmt::format("{}: cannot load plugin: {}", where, child.error));
+    case detail::ChildEnd::timed_out:
+      throw PluginError(fmt::format("{}: did not finish loading within {} (limits.time_ms): its initialisers hang",
+                                    where, detail::describe_duration(time_ms)));
+    case detail::ChildEnd::oversized:
+      throw PluginError(fmt::format("{}: cannot load plugin: its loader answered with too much data", where));
+    case detail::ChildEnd::signaled:
+      throw PluginError(fmt::format("{}: crashed with {} while loading (in its initialisers)", where,
+                                    detail::describe_signal(child.status)));
+    case detail::ChildEnd::exited:
+      break;
+  }
+  std::size_t pos = 1;
+  std::string text;
+  if (child.status == 0 && !child.bytes.empty() && child.bytes[0] == 0 && get_text(child.bytes, pos, text))
+    throw PluginError(text);
+  PluginInfo info;
+  if (child.status != 0 || child.bytes.size() < 1 + 8 || child.bytes[0] != 1)
+    throw PluginError(fmt::format("{}: ended its loader with exit status {} while loading (in its initialisers)",
+                                  where, child.status));
+  std::memcpy(&info.api_version, child.bytes.data() + 1, 4);
+  std::memcpy(&info.capabilities, child.bytes.data() + 5, 4);
+  pos = 9;
+  if (!get_text(child.bytes, pos, info.name) || !get_text(child.bytes, pos, info.version) ||
+      !get_text(child.bytes, pos, info.description))
+    throw PluginError(fmt::format("{}: cannot load plugin: its loader's answer is malformed", where));
+  return info;
+}
+
+}  // namespace
+
+void PluginRegistry::set_load_time_limit(std::uint64_t ms) noexcept { impl_->load_time_ms = ms; }
+
+const PluginInfo& PluginRegistry::load(const fs::path& library_path, PluginOrigin origin) {
+  std::error_code ec;
+  fs::path real = fs::canonical(library_path, ec);
+  if (ec) throw PluginError(fmt::format("{}: cannot load plugin: {}", library_path.string(), ec.message()));
+  const std::string where = real.string();
+  if (real != fs::absolute(library_path, ec).lexically_normal())
+    log().debug("{}: resolved to {}", library_path.string(), where);
+  for (const auto& other : impl_->loaded)
+    if (other.info.path == real) return other.info;  // the same file found twice (e.g. symlink)
+
+  // Before any byte of the file runs: who could have written it (or what it loads), and is it a
+  // plugin at all? Only a library whose symbol table (read from the file, without dlopen) carries
+  // the entry point is opened, so a library that is not a plugin never runs its initialisers.
+  if (!fs::is_regular_file(real, ec))
+    throw PluginError(fmt::format("{}: cannot load plugin: not a regular file", where));
+  impl_->check_trusted(real, /*directory=*/false, where);
+  try {
+    boost::dll::library_info file(boost::dll::fs::path(where), /*throw_if_not_native=*/true);
+    const auto symbols = file.symbols();
+    if (std::find(symbols.begin(), symbols.end(), kPluginEntryPoint) == symbols.end())
+      throw PluginError(fmt::format("{}: not an Assignor plugin: it does not export '{}'", where,
+                                    kPluginEntryPoint));
+  } catch (const PluginError&) {
+    throw;
+  } catch (const std::exception& e) {
+    throw PluginError(fmt::format("{}: cannot load plugin: not a shared library this system can load ({})",
+                                  where, e.what()));
+  }
+
+  // Opened in a child first: its initialisers run there, under the time limit.
+  PluginInfo info = probe(where, impl_->load_time_ms);
+  info.origin = origin;
+  info.path = real;
+  for (const auto& other : impl_->loaded)
+    if (other.info.name == info.name) {
+      std::string message =
+          fmt::format("two plugins are named '{}': {} and {}", info.name, other.info.path.string(), where);
+      impl_->conflicts.emplace(info.name, message);  // asking for that name is an error from now on
+      throw PluginError(std::move(message));
+    }
+  log().debug("found plugin '{}' {} in {}", info.name, info.version, where);
+  impl_->loaded.push_back({info, nullptr, nullptr});
+  impl_->infos.push_back(info);
+  return impl_->loaded.back().info;
+}
+
+void PluginRegistry::load_directory(const fs::path& dir, PluginOrigin origin) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
+    throw PluginError(fmt::format("{}: plugin directory does not exist", dir.string()));
+  const fs::path real_dir = fs::canonical(dir, ec);
+  if (!ec) impl_->check_trusted(real_dir, /*directory=*/true, real_dir.string());
+  std::vector<fs::path> candidates;
+  for (const auto& entry : fs::directory_iterator(dir, ec))
+    if (entry.is_regular_file(ec) && looks_like_library(entry.path())) candidates.push_back(entry.path());
+  if (ec) throw PluginError(fmt::format("{}: cannot list plugin directory: {}", dir.string(), ec.message()));
+  std::sort(candidates.begin(), candidates.end());
+  for (const auto& path : candidates) {
+    // Only libraries that carry the entry point are plugins; skip the rest quietly. A plugin that
+    // fails a check is skipped with a warning: the others, and the strategies they carry, stay
+    // usable, and asking for a strategy that is not there names what was refused.
+    bool is_plugin = false;
+    try {
+      boost::dll::library_info info(boost::dll::fs::path(path.string()), /*throw_if_not_native=*/false);
+      const auto symbols = info.symbols();
+      is_plugin = std::find(symbols.begin(), symbols.end(), kPluginEntryPoint) != symbols.end();
+    } catch (const std::exception&) {
+      is_plugin = false;
+    }
+    if (!is_plugin) {
+      log().debug("{}: skipped, not an Assignor plugin", path.string());
+      continue;
+    }
+    try {
+      load(path, origin);
+    } catch (const PluginError& e) {
+      log().warn("{} (skipped: the other plugins are unaffected)", printable(e.what()));
+      impl_->refused.push_back({fs::canonical(path, ec), e.what()});
+    }
+  }
+}
+
+const std::vector<PluginInfo>& PluginRegistry::plugins() const noexcept { return impl_->infos; }
+
+const std::vector<RefusedLibrary>& PluginRegistry::refused() const noexcept { return impl_->refused; }
+
+const PluginInfo* PluginRegistry::find(const std::string& name) const noexcept {
+  for (const auto& p : impl_->loaded)
+    if (p.info.name == name) return &p.info;
+  return nullptr;
+}
+
+const PluginInfo& PluginRegistry::require(const std::string& name) const {
+  if (const auto conflict = impl_->conflicts.find(name); conflict != impl_->conflicts.end())
+    throw PluginError(conflict->second);
+  if (const PluginInfo* info = find(name)) return *info;
+  std::vector<std::string> names;
+  for (const auto& p : impl_->loaded) names.push_back(p.info.name);
+  std::string message = fmt::format("no strategy named '{}'", name);
+  const std::string suggestion = nearest(name, names);
+  if (!suggestion.empty()) message += fmt::format("; did you mean '{}'?", suggestion);
+  message += fmt::format(" (loaded plugins: {})", names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", ")));
+  if (!impl_->refused.empty()) {
+    message += fmt::format("; {} librar{} refused, which may hold it:", impl_->refused.size(),
+                           impl_->refused.size() == 1 ? "y was" : "ies were");
+    for (const auto& r : impl_->refused) message += " [" + r.reason + "]";
+  }
+  throw PluginError(message);
+}
+
+StrategyHandle PluginRegistry::create(const std::string& name, const StrategyParams& params) const {
+  const PluginInfo& info = require(name);
+  const Impl::Loaded* plugin = nullptr;
+  for (const auto& p : impl_->loaded)
+    if (p.info.path == info.path) plugin = &p;
+  if (!plugin->library) {  // first use in this process: open it for real (the probe's child already did)
+    auto [library, descriptor] = open_plugin(plugin->info.path.string());
+    if (descriptor->name != plugin->info.name)
+      throw PluginError(fmt::format("{}: names itself '{}' now, '{}' when it was found", plugin->info.path.string(),
+                                    descriptor->name, plugin->info.name));
+    plugin->library = std::move(library);
+    plugin->descriptor = descriptor;
+  }
+  Strategy* raw = nullptr;
+  try {
+    raw = plugin->descriptor->create(params);
+  } catch (const ConfigError& e) {
+    throw ConfigError(fmt::format("strategies.{}: {}", name, e.what()));
+  } catch (const std::exception& e) {
+    throw StrategyError(fmt::format("plugin '{}' ({}) failed to create its strategy: {}", name,
+                                    plugin->info.path.string(), e.what()));
+  } catch (...) {
+    throw StrategyError(fmt::format("plugin '{}' ({}) failed to create its strategy: unknown exception",
+                                    name, plugin->info.path.string()));
+  }
+  if (raw == nullptr)
+    throw StrategyError(fmt::format("plugin '{}' ({}) returned no strategy", name,
+                                    plugin->info.path.string()));
+  // The deleter owns a reference to the library: the object can never outlive its code.
+  auto library = plugin->library;
+  auto destroy = plugin->descriptor->destroy;
+  return StrategyHandle(raw, [library, destroy](Strategy* s) { destroy(s); });
+}
+
+fs::path builtin_plugin_dir() {
+  const fs::path exe = boost::dll::program_location().string();
+  const fs::path bin = exe.parent_path();
+  for (const fs::path& candidate : {bin.parent_path() / "plugins", bin.parent_path() / "lib" / "assignor" / "plugins"}) {
+    std::error_code ec;
+    if (fs::is_directory(candidate, ec)) return candidate;
+  }
+  return bin.parent_path() / "lib" / "assignor" / "plugins";
+}
+
+}  // namespace assignor::host

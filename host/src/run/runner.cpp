@@ -1,0 +1,231 @@
+#include "assignor/host/run/runner.hpp"
+
+#include <fmt/format.h>
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <mutex>
+
+#include "assignor/errors.hpp"
+#include "assignor/host/plugins/isolation.hpp"
+#include "assignor/host/support/printable.hpp"
+#include "assignor/host/support/logging.hpp"
+#include "assignor/metrics.hpp"
+#include "assignor/threads.hpp"
+#include "assignor/validation.hpp"
+
+namespace assignor::host {
+
+namespace {
+
+constexpr const char* kUnknownLagsStrategy = "fallback_prior";
+
+struct Attempt {
+  bool ok = false;
+  Assignment assignment;
+  double ms = 0;
+  std::string failure;  // why it failed, for people
+  std::vector<ValidationError> errors;
+};
+
+StrategyParams params_for(const Config& config, const std::string& name) {
+  auto it = config.strategy_params.find(name);
+  return it == config.strategy_params.end() ? StrategyParams{} : it->second;
+}
+
+// Runs one strategy; every failure of the plugin becomes a value, never an escaping exception
+// (except ConfigError for bad parameters and PluginError for a missing plugin).
+Attempt attempt(const PluginRegistry& registry, const Config& config, const Cluster& cluster,
+                const LagModel& lags, const std::string& name);
+
+// Validates what a strategy returned (either way it ran): ok, or a failure listing the errors.
+// A strategy that declares high availability is held to it (check_high_availability).
+Attempt validated(Attempt out, const Cluster& cluster, const AssignmentSettings& settings, const LagModel& lags,
+                  const PluginInfo& plugin) {
+  const std::string& name = plugin.name;
+  out.errors = validate(cluster, settings, out.assignment);
+  if ((plugin.capabilities & kCapabilityHighAvailability) != 0)
+    for (auto& e : check_high_availability(cluster, lags, out.assignment)) out.errors.push_back(std::move(e));
+  if (!out.errors.empty()) {
+    out.failure = fmt::format("strategy '{}' returned an invalid assignment ({} error{})", name,
+                              out.errors.size(), out.errors.size() == 1 ? "" : "s");
+    return out;
+  }
+  out.assignment.normalize();
+  out.ok = true;
+  return out;
+}
+
+// The same, with the strategy in a child process (config.isolation: process): a crash, a hang or
+// running out of memory is a failure like a thrown exception; the result is validated the same way.
+Attempt attempt_isolated(const PluginRegistry& registry, const Config& config, const Cluster& cluster,
+                         const LagModel& lags, const std::string& name) {
+  Attempt out;
+  const AssignmentInput input{cluster, config.settings, lags};
+  IsolatedRun run = run_isolated(registry, name, params_for(config, name), input, config.strategy_limits);
+  if (run.config_error) throw ConfigError(*run.config_error);
+  if (!run.ok) {
+    out.failure = std::move(run.failure);
+    return out;
+  }
+  out.assignment = std::move(run.assignment);
+  out.ms = run.ms;
+  return validated(std::move(out), cluster, config.settings, lags, registry.require(name));
+}
+
+// ---- in process: the contract holds while the strategy runs --------------------------------
+
+// The strategy running in this process right now, if any (read by the exit handler).
+std::atomic<const std::string*> g_running_strategy{nullptr};
+
+// exit() or quick_exit() from inside a strategy would end the host with whatever status the
+// strategy chose (0 looks like success, 3 like "plugin not loaded"). The host's handler, which runs
+// before any destructor the plugin registered, turns it into the contract's exit 4 with a message.
+extern "C" void strategy_ended_the_process() {
+  const std::string* name = g_running_strategy.load();
+  if (name == nullptr) return;
+  const std::string message =
+      fmt::format("assignor: error: strategy '{}' ended the process while assigning (it called exit()); no "
+                  "assignment was produced. Run it with 'isolation: process' to contain it.\n",
+                  printable(*name));
+  [[maybe_unused]] const auto written = ::write(STDERR_FILENO, message.data(), message.size());
+  ::_exit(kExitStrategyFailed);
+}
+
+// For the duration of one in-process strategy call: standard output is reserved for the host's
+// result (whatever the strategy prints, C or C++, goes to stderr), and ending the process is a
+// failure, never a success.
+class InProcessCall {
+ public:
+  explicit InProcessCall(const std::string& name) {
+    static std::once_flag handlers;
+    std::call_once(handlers, [] {
+      std::atexit(strategy_ended_the_process);
+      std::at_quick_exit(strategy_ended_the_process);
+    });
+    std::cout.flush();
+    std::fflush(stdout);
+    saved_stdout_ = ::dup(STDOUT_FILENO);
+    if (saved_stdout_ >= 0) ::dup2(STDERR_FILENO, STDOUT_FILENO);
+    g_running_strategy = &name;
+  }
+  ~InProcessCall() {
+    g_running_strategy = nullptr;
+    std::cout.flush();  // what the strategy buffered goes where it was written: stderr
+    std::fflush(stdout);
+    if (saved_stdout_ >= 0) {
+      ::dup2(saved_stdout_, STDOUT_FILENO);
+      ::close(saved_stdout_);
+    }
+  }
+  InProcessCall(const InProcessCall&) = delete;
+  InProcessCall& operator=(const InProcessCall&) = delete;
+
+ private:
+  int saved_stdout_ = -1;
+};
+
+bool runs_isolated(const PluginRegistry& registry, const Config& config, const std::string& name) {
+  switch (config.isolation) {
+    case IsolationMode::process: return true;
+    case IsolationMode::in_process: return false;
+    case IsolationMode::automatic: return registry.require(name).origin != PluginOrigin::bundled;
+  }
+  return true;
+}
+
+Attempt attempt(const PluginRegistry& registry, const Config& config, const Cluster& cluster,
+                const LagModel& lags, const std::string& name) {
+  if (runs_isolated(registry, config, name)) return attempt_isolated(registry, config, cluster, lags, name);
+  Attempt out;
+  StrategyHandle strategy;
+  try {
+    strategy = registry.create(name, params_for(config, name));
+  } catch (const StrategyError& e) {
+    out.failure = e.what();
+    return out;
+  }
+  const AssignmentInput input{cluster, config.settings, lags};
+  try {
+    const InProcessCall call(name);
+    const auto start = std::chrono::steady_clock::now();
+    out.assignment = strategy->assign(input);
+    out.ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  } catch (const std::exception& e) {
+    out.failure = fmt::format("strategy '{}' threw: {}", name, printable(e.what()));
+    return out;
+  } catch (...) {
+    out.failure = fmt::format("strategy '{}' threw an unknown exception", name);
+    return out;
+  }
+  return validated(std::move(out), cluster, config.settings, lags, registry.require(name));
+}
+
+std::string describe(const Attempt& a) {
+  std::string text = a.failure;
+  constexpr std::size_t kShown = 20;
+  for (std::size_t i = 0; i < a.errors.size() && i < kShown; ++i)
+    text += fmt::format("\n  - {}: {}", to_string(a.errors[i].kind), a.errors[i].message);
+  if (a.errors.size() > kShown) text += fmt::format("\n  ... and {} more", a.errors.size() - kShown);
+  return text;
+}
+
+}  // namespace
+
+RunOutcome run_assignment(const PluginRegistry& registry, const Config& config,
+                          const Cluster& cluster, const std::string& strategy) {
+  RunOutcome outcome;
+  outcome.requested_strategy = strategy;
+
+  const auto lag_start = std::chrono::steady_clock::now();
+  const LagModel lags(cluster, config.settings);
+  const double lag_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - lag_start).count();
+  for (const auto& w : lags.warnings()) outcome.warnings.push_back(w.message);
+
+  const PluginInfo& info = registry.require(strategy);
+  // A misspelt fallback is a config error now, not a surprise at the moment it is needed.
+  if (config.fallback) (void)registry.require(*config.fallback);
+  std::string chosen = strategy;
+  if (!cluster.end_offsets_known && (info.capabilities & kCapabilityHandlesUnknownLags) == 0) {
+    chosen = kUnknownLagsStrategy;
+    const std::string why = fmt::format(
+        "end offsets are unknown: keeping every previous active with '{}' instead of '{}' and "
+        "requesting a probing rebalance",
+        chosen, strategy);
+    log().warn("{}", why);
+    outcome.warnings.push_back(why);
+  }
+
+  Attempt result = attempt(registry, config, cluster, lags, chosen);
+  if (!result.ok) {
+    const std::string failure = describe(result);
+    if (!config.fallback || *config.fallback == chosen) throw AssignmentFailed(failure, result.errors);
+    const std::string why = fmt::format("{}\nusing the fallback strategy '{}'", failure, *config.fallback);
+    log().warn("{}", why);
+    outcome.warnings.push_back(why);
+    Attempt fallback = attempt(registry, config, cluster, lags, *config.fallback);
+    if (!fallback.ok)
+      throw AssignmentFailed(failure + "\nthe fallback failed too: " + describe(fallback), fallback.errors);
+    result = std::move(fallback);
+    chosen = *config.fallback;
+    outcome.used_fallback = true;
+  }
+
+  if (!cluster.end_offsets_known) result.assignment.probing_rebalance = true;
+  outcome.report.strategy = chosen;
+  outcome.report.probing_after_ms = config.settings.probing_rebalance_interval_ms;
+  outcome.report.assign_ms = result.ms + lag_ms;
+  outcome.report.threads = distribute_over_threads(cluster, lags, result.assignment);
+  outcome.report.metrics =
+      compute_metrics(cluster, config.settings, lags, result.assignment, &*outcome.report.threads);
+  outcome.report.assignment = std::move(result.assignment);
+  return outcome;
+}
+
+}  // namespace assignor::host

@@ -1,0 +1,192 @@
+#include "assignor/host/tools/compare.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+#include <optional>
+#include <system_error>
+#include <utility>
+
+#include "assignor/errors.hpp"
+#include "assignor/host/formats/cluster_reader.hpp"
+#include "assignor/host/run/runner.hpp"
+#include "assignor/host/support/logging.hpp"
+#include "assignor/validation.hpp"
+
+namespace assignor::host {
+
+namespace {
+
+// Raises the log level for its lifetime: the timing repeats would otherwise repeat every warning
+// (suspect offset sums, unknown end offsets) of the first run.
+class QuietLog {
+ public:
+  QuietLog() : saved_(log().level()) {
+    if (saved_ < spdlog::level::err) set_log_level(spdlog::level::err);
+  }
+  ~QuietLog() { set_log_level(saved_); }
+  QuietLog(const QuietLog&) = delete;
+  QuietLog& operator=(const QuietLog&) = delete;
+
+ private:
+  spdlog::level::level_enum saved_;
+};
+
+Timing timing_of(std::vector<double> ms) {
+  Timing t;
+  if (ms.empty()) return t;
+  std::sort(ms.begin(), ms.end());
+  const std::size_t n = ms.size();
+  t.runs = static_cast<std::uint32_t>(n);
+  t.min = ms.front();
+  t.max = ms.back();
+  t.median = n % 2 == 1 ? ms[n / 2] : (ms[n / 2 - 1] + ms[n / 2]) / 2;
+  return t;
+}
+
+// The first line of a message (AssignmentFailed lists its validation errors on the next lines).
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+CompareRow run_one(const PluginRegistry& registry, const Config& config, const Cluster& cluster,
+                   const std::string& strategy, std::uint32_t runs) {
+  CompareRow row;
+  row.strategy = strategy;
+  row.ran = strategy;
+  std::vector<double> ms;
+  ms.reserve(runs);
+  for (std::uint32_t run = 0; run < runs; ++run) {
+    std::optional<QuietLog> quiet;
+    if (run > 0) quiet.emplace();
+    try {
+      RunOutcome outcome = run_assignment(registry, config, cluster, strategy);
+      ms.push_back(outcome.report.assign_ms);
+      if (run > 0) continue;
+      row.ran = outcome.report.strategy;
+      if (row.ran != strategy)
+        row.notes.push_back(fmt::format("end offsets are unknown: the host ran '{}' instead", row.ran));
+      row.metrics = outcome.report.metrics;
+      row.probing_rebalance = outcome.report.assignment.probing_rebalance;
+      row.probing_after_ms = outcome.report.probing_after_ms;
+    } catch (const AssignmentFailed& e) {
+      row.status = e.errors().empty() ? CompareStatus::failed : CompareStatus::invalid;
+      row.error = first_line(e.what());
+      for (const auto& err : e.errors())
+        row.validation_errors.push_back(fmt::format("{}: {}", to_string(err.kind), err.message));
+      if (run > 0) row.notes.push_back(fmt::format("succeeded on the first run, failed on run {}", run + 1));
+      return row;
+    }
+  }
+  row.assign_ms = timing_of(std::move(ms));
+  return row;
+}
+
+}  // namespace
+
+const char* to_string(CompareStatus status) noexcept {
+  switch (status) {
+    case CompareStatus::ok: return "ok";
+    case CompareStatus::invalid: return "invalid";
+    case CompareStatus::failed: return "failed";
+  }
+  return "failed";
+}
+
+bool Comparison::all_ok() const noexcept {
+  for (const auto& s : scenarios)
+    for (const auto& r : s.rows)
+      if (r.status != CompareStatus::ok || !r.simulation_error.empty()) return false;
+  return true;
+}
+
+CompareScenario scenario_from_file(const std::filesystem::path& path) {
+  return {path.stem().string(), path.string(), [path] { return read_cluster_file(path); }};
+}
+
+CompareScenario scenario_from_cluster(std::string name, Cluster cluster) {
+  auto shared = std::make_shared<const Cluster>(std::move(cluster));
+  std::string source = name;
+  return {std::move(name), std::move(source), [shared] { return *shared; }};
+}
+
+std::vector<CompareScenario> scenarios_in_directory(const std::filesystem::path& dir) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec))
+    throw InputError(fmt::format("{}: not a directory (--scenarios wants a directory of cluster files)", dir.string()));
+  std::vector<fs::path> files;
+  fs::directory_iterator it(dir, ec);
+  if (ec) throw InputError(fmt::format("{}: cannot read the directory: {}", dir.string(), ec.message()));
+  for (const auto& entry : it) {
+    const std::string ext = entry.path().extension().string();
+    if ((ext == ".yaml" || ext == ".yml" || ext == ".json") && entry.is_regular_file(ec)) files.push_back(entry.path());
+  }
+  if (files.empty())
+    throw InputError(fmt::format("{}: no cluster files (*.yaml, *.yml, *.json) in the directory", dir.string()));
+  std::sort(files.begin(), files.end(),
+            [](const fs::path& a, const fs::path& b) { return a.filename().string() < b.filename().string(); });
+  std::vector<CompareScenario> out;
+  for (const auto& f : files) out.push_back(scenario_from_file(f));
+  // Two files with one stem (a.yaml, a.json): name them by their full file names.
+  for (std::size_t i = 0; i < out.size(); ++i)
+    for (std::size_t j = 0; j < out.size(); ++j)
+      if (i != j && files[i].stem() == files[j].stem()) out[i].name = files[i].filename().string();
+  return out;
+}
+
+Comparison compare_strategies(const PluginRegistry& registry, const Config& config,
+                              const std::vector<CompareScenario>& scenarios, const CompareOptions& options) {
+  if (options.runs == 0) throw InputError("the number of timed runs must be at least 1");
+  Comparison out;
+  out.runs = options.runs;
+  out.simulated = options.simulation.has_value();
+  if (options.strategies.empty()) {
+    for (const auto& p : registry.plugins()) out.strategies.push_back(p.name);
+    std::sort(out.strategies.begin(), out.strategies.end());
+  } else {
+    for (const auto& s : options.strategies)
+      if (std::find(out.strategies.begin(), out.strategies.end(), s) == out.strategies.end())
+        out.strategies.push_back(s);
+  }
+  for (const auto& s : out.strategies) (void)registry.require(s);  // unknown names: exit 3 before any work
+
+  // A comparison shows each strategy as it is: no fallback rescues a failure.
+  Config plain = config;
+  plain.fallback.reset();
+
+  const std::size_t total = scenarios.size() * out.strategies.size();
+  std::size_t index = 0;
+  for (const auto& scenario : scenarios) {
+    ScenarioComparison sc;
+    sc.name = scenario.name;
+    sc.source = scenario.source;
+    const Cluster cluster = scenario.load();
+    sc.tasks = cluster.task_count();
+    sc.clients = cluster.client_count();
+    sc.threads = cluster.total_threads();
+    for (const auto& t : cluster.tasks) sc.stateful_tasks += t.stateful ? 1 : 0;
+    for (const auto& strategy : out.strategies) {
+      if (options.on_progress) options.on_progress(scenario.name, strategy, index, total);
+      ++index;
+      CompareRow row = run_one(registry, plain, cluster, strategy, options.runs);
+      if (options.simulation && row.status == CompareStatus::ok) {
+        SimulationOptions simulation = *options.simulation;
+        simulation.strategy = strategy;
+        simulation.on_round = nullptr;
+        try {
+          QuietLog quiet;
+          row.simulation = simulate(registry, plain, cluster, simulation).summary;
+        } catch (const AssignmentFailed& e) {
+          row.simulation_error = e.what();
+        } catch (const PluginError& e) {
+          row.simulation_error = e.what();
+        }
+      }
+      sc.rows.push_back(std::move(row));
+    }
+    out.scenarios.push_back(std::move(sc));
+  }
+  return out;
+}
+
+}  // namespace assignor::host

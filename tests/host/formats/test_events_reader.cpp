@@ -1,0 +1,95 @@
+// The events file of `assignor simulate`: the three kinds with their short and long forms, and a
+// precise FILE:LINE:COL message for every mistake.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "assignor/host/tools/simulation.hpp"
+#include "../test_files.hpp"
+
+namespace assignor::host {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+TEST(EventsReader, ReadsEveryKindInFileOrder) {
+  const auto events = parse_events(R"(events:
+  - {round: 2, join: {id: c9, threads: 2, rack: r1, tags: {zone: z1}}}
+  - {round: 1, leave: c1}
+  - round: 4
+    restart: {id: c2, keep_state: false}
+  - {round: 5, restart: c3}
+  - {round: 6, leave: {id: c4}}
+  - {round: 7, join: {id: c10}}
+)",
+                                   "ev.yaml");
+  ASSERT_EQ(events.size(), 6u);
+  EXPECT_EQ(events[0].kind, EventKind::join);
+  EXPECT_EQ(events[0].round, 2u);
+  EXPECT_EQ(events[0].client, "c9");
+  EXPECT_EQ(events[0].threads, 2u);
+  EXPECT_EQ(events[0].rack, "r1");
+  EXPECT_EQ(events[0].tags.at("zone"), "z1");
+  EXPECT_EQ(events[0].where, "ev.yaml:2:5");
+  EXPECT_EQ(events[1].kind, EventKind::leave);
+  EXPECT_EQ(events[1].client, "c1");
+  EXPECT_EQ(events[2].kind, EventKind::restart);
+  EXPECT_FALSE(events[2].keep_state);
+  EXPECT_EQ(events[3].client, "c3");
+  EXPECT_TRUE(events[3].keep_state);  // the default
+  EXPECT_EQ(events[4].client, "c4");
+  EXPECT_EQ(events[5].threads, 1u);
+  EXPECT_FALSE(events[5].rack);
+  EXPECT_EQ(describe(events[0]), "c9 joins (2 threads, rack r1)");
+  EXPECT_EQ(describe(events[2]), "c2 restarts, losing its state");
+}
+
+TEST(EventsReader, EmptyListsAreNoEvents) {
+  EXPECT_THAT(parse_events("events: []\n", "e.yaml"), IsEmpty());
+  EXPECT_THAT(parse_events("events:\n", "e.yaml"), IsEmpty());
+}
+
+std::string error_of(const std::string& text) {
+  return test::input_error([&] { parse_events(text, "ev.yaml"); });
+}
+
+TEST(EventsReader, MistakesNameFileLineColumnAndPlace) {
+  EXPECT_EQ(error_of("events:\n  - {round: 1, jion: {id: c9}}\n"),
+            "ev.yaml:2:16: events[0]: unknown key 'jion'; did you mean 'join'?");
+  EXPECT_EQ(error_of("events:\n  - {round: 0, leave: c1}\n"), "ev.yaml:2:13: events[0]: round: must be >= 1, got 0");
+  EXPECT_EQ(error_of("events:\n  - {leave: c1}\n"), "ev.yaml:2:5: events[0]: missing required key 'round'");
+  EXPECT_EQ(error_of("events:\n  - {round: 1}\n"),
+            "ev.yaml:2:5: events[0]: expected one of 'join', 'leave' or 'restart'");
+  EXPECT_EQ(error_of("events:\n  - {round: 1, leave: c1, restart: c2}\n"),
+            "ev.yaml:2:27: events[0]: 'leave' and 'restart' in one entry: write one entry per event");
+  EXPECT_EQ(error_of("events:\n  - {round: 1, join: {id: c9, threads: 0}}\n"),
+            "ev.yaml:2:40: events[0]: join: threads: must be >= 1, got 0");
+  EXPECT_EQ(error_of("events:\n  - {round: 1, join: {threads: 2}}\n"),
+            "ev.yaml:2:22: events[0]: join: missing required key 'id'");
+  EXPECT_EQ(error_of("events:\n  - {round: 1, restart: {id: c2, keep_state: maybe}}\n"),
+            "ev.yaml:2:46: events[0]: restart: keep_state: expected a boolean (true or false), got 'maybe'");
+  EXPECT_EQ(error_of("events:\n  - {round: 1, leave: [c1]}\n"),
+            "ev.yaml:2:23: events[0]: leave: expected a client id or a map with 'id', got a list");
+  EXPECT_EQ(error_of("events:\n  - {round: two, leave: c1}\n"),
+            "ev.yaml:2:13: events[0]: round: expected an integer, got 'two'");
+  EXPECT_EQ(error_of("evnets: []\n"), "ev.yaml:1:1: unknown key 'evnets'; did you mean 'events'?");
+  EXPECT_EQ(error_of("events: {round: 1}\n"), "ev.yaml:1:9: events: expected a list, got a map");
+  EXPECT_EQ(error_of("- {round: 1, leave: c1}\n"),
+            "ev.yaml:1:1: expected a map with an 'events' list at the top level, got a list");
+  EXPECT_THAT(error_of(""), HasSubstr("ev.yaml: empty file"));
+  EXPECT_THAT(error_of("events: [\n"), HasSubstr("YAML syntax error"));
+}
+
+TEST(EventsReader, ReadsFiles) {
+  const auto dir = test::test_dir();
+  const auto path = test::write_file(dir / "e.yaml", "events:\n  - {round: 3, leave: c1}\n");
+  const auto events = read_events_file(path);
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].where, path.string() + ":2:5");
+  EXPECT_THAT(test::input_error([&] { read_events_file(dir / "missing.yaml"); }), HasSubstr("no such file"));
+}
+
+}  // namespace
+}  // namespace assignor::host

@@ -1,0 +1,501 @@
+// simulate(): the round loop of DESIGN 4.6 with the built-in strategies: convergence after a client
+// joins or leaves, the state each round leaves behind (history, offset sums, catch-up, new data,
+// restarts), stalls, the round limit, events that cannot apply, and the outputs.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "assignor/errors.hpp"
+#include "assignor/host/plugins/plugin_registry.hpp"
+#include "assignor/host/report/progress.hpp"
+#include "assignor/host/run/runner.hpp"
+#include "assignor/host/tools/simulation.hpp"
+#include "cluster_builder.hpp"
+#include "../xml_check.hpp"
+
+namespace assignor::host {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+class Simulation : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    registry_ = new PluginRegistry();
+    registry_->load_directory(ASSIGNOR_PLUGIN_DIR);
+    registry_->load(TEST_PLUGIN_TRIVIAL_VALID);
+  }
+  static void TearDownTestSuite() {
+    delete registry_;
+    registry_ = nullptr;
+  }
+
+  static Config config(const std::string& strategy, std::uint32_t standbys = 0) {
+    Config c;
+    c.strategy = strategy;
+    c.settings.max_warmup_replicas = 2;
+    c.settings.num_standby_replicas = standbys;
+    return c;
+  }
+
+  static SimulationEvent join(std::uint32_t round, const std::string& id, std::uint32_t threads = 1) {
+    SimulationEvent e;
+    e.round = round;
+    e.kind = EventKind::join;
+    e.client = id;
+    e.threads = threads;
+    e.where = "test";
+    return e;
+  }
+  static SimulationEvent leave(std::uint32_t round, const std::string& id) {
+    SimulationEvent e;
+    e.round = round;
+    e.kind = EventKind::leave;
+    e.client = id;
+    e.where = "test";
+    return e;
+  }
+  static SimulationEvent restart(std::uint32_t round, const std::string& id, bool keep_state) {
+    SimulationEvent e;
+    e.round = round;
+    e.kind = EventKind::restart;
+    e.client = id;
+    e.keep_state = keep_state;
+    e.where = "test";
+    return e;
+  }
+
+  static PluginRegistry* registry_;
+};
+
+PluginRegistry* Simulation::registry_ = nullptr;
+
+// 11 stateful tasks (logged, ~100k offsets each) and 7 stateless ones, all running on "alpha".
+testing::ClusterBuilder one_client_group() {
+  testing::ClusterBuilder b;
+  std::vector<std::string> all;
+  std::vector<std::pair<std::string, std::int64_t>> running;
+  for (int p = 0; p < 11; ++p) {
+    const std::string id = "0_" + std::to_string(p);
+    b.stateful(id, 100000 + 1000 * p);
+    all.push_back(id);
+    running.push_back({id, -2});
+  }
+  for (int p = 0; p < 7; ++p) {
+    const std::string id = "1_" + std::to_string(p);
+    b.stateless(id);
+    all.push_back(id);
+  }
+  b.client("alpha").previous_active(all).offsets(running);
+  return b;
+}
+
+std::optional<std::int64_t> reported(const Cluster& c, const std::string& client, const std::string& task) {
+  const Client& cl = c.clients[*c.find_client(client)];
+  const TaskIndex t = *c.find_task(*parse_task_id(task));
+  for (const auto& s : cl.offset_sums)
+    if (s.task == t) return s.sum;
+  return std::nullopt;
+}
+
+void expect_no_restoring_actives(const SimulationResult& r) {
+  for (const auto& round : r.rounds) EXPECT_EQ(round.metrics.restoring_actives, 0u) << "round " << round.round;
+}
+
+TEST_F(Simulation, AddOneNodeConvergesWithHighAvailabilityWithinSixRounds) {
+  SimulationOptions options;
+  options.events = {join(1, "beta")};
+  const SimulationResult r = simulate(*registry_, config("high_availability"), one_client_group().build(), options);
+  EXPECT_TRUE(r.summary.converged);
+  EXPECT_FALSE(r.summary.stalled);
+  EXPECT_LE(r.summary.rounds, 6u);
+  EXPECT_GE(r.summary.rounds, 3u);  // 1 before the join, then warmups at most 2 at a time
+  expect_no_restoring_actives(r);
+  EXPECT_EQ(r.summary.restore_offsets, 0u);
+  for (const auto& round : r.rounds) EXPECT_LE(round.metrics.warmups, 2u);
+  EXPECT_EQ(r.rounds[0].clients, 1u);
+  EXPECT_THAT(r.rounds[0].events, ElementsAre("beta joins (1 thread)"));
+  EXPECT_EQ(r.rounds[1].clients, 2u);
+  const SimulationRound& last = r.rounds.back();
+  EXPECT_FALSE(last.probing_rebalance);
+  EXPECT_TRUE(last.balanced);
+  // first_balanced_round counts from the join: the lone client was trivially balanced in round 1.
+  ASSERT_TRUE(r.summary.first_balanced_round);
+  EXPECT_GE(*r.summary.first_balanced_round, 2u);
+  std::uint64_t moves = 0;
+  for (const auto& round : r.rounds) moves += round.metrics.active_moves;
+  EXPECT_EQ(r.summary.active_moves, moves);
+  // The group ends 9 / 9, beta running its stateful tasks (-2).
+  const Cluster& end = r.final_state;
+  EXPECT_EQ(end.clients[0].previous_active.size(), 9u);
+  EXPECT_EQ(end.clients[1].previous_active.size(), 9u);
+  for (TaskIndex t : end.clients[1].previous_active) {
+    if (end.tasks[t].stateful) {
+      EXPECT_EQ(reported(end, "beta", to_string(end.tasks[t].id)), -2);
+    }
+  }
+}
+
+TEST_F(Simulation, AddOneNodeFromTheFileAlsoConverges) {
+  const Cluster c = one_client_group().client("beta").build();
+  const SimulationResult r = simulate(*registry_, config("high_availability"), c, {});
+  EXPECT_TRUE(r.summary.converged);
+  EXPECT_LE(r.summary.rounds, 5u);
+  expect_no_restoring_actives(r);
+}
+
+// Three clients with one standby of each stateful task, as a steady group leaves them.
+Cluster steady_three() {
+  testing::ClusterBuilder b;
+  for (int p = 0; p < 6; ++p) b.stateful("0_" + std::to_string(p), 50000);
+  for (int p = 0; p < 3; ++p) b.stateless("1_" + std::to_string(p));
+  b.client("a").previous_active({"0_0", "0_1", "1_0"}).previous_standby({"0_2", "0_3"})
+      .offsets({{"0_0", -2}, {"0_1", -2}, {"0_2", 50000}, {"0_3", 50000}});
+  b.client("b").previous_active({"0_2", "0_3", "1_1"}).previous_standby({"0_4", "0_5"})
+      .offsets({{"0_2", -2}, {"0_3", -2}, {"0_4", 50000}, {"0_5", 50000}});
+  b.client("c").previous_active({"0_4", "0_5", "1_2"}).previous_standby({"0_0", "0_1"})
+      .offsets({{"0_4", -2}, {"0_5", -2}, {"0_0", 50000}, {"0_1", 50000}});
+  return b.build();
+}
+
+TEST_F(Simulation, DropNodeConvergesOnTheStandbysWithoutRestoringActives) {
+  for (const char* strategy : {"high_availability", "sticky"}) {
+    SimulationOptions options;
+    options.events = {leave(1, "b")};
+    const SimulationResult r = simulate(*registry_, config(strategy, 1), steady_three(), options);
+    EXPECT_TRUE(r.summary.converged) << strategy;
+    EXPECT_LE(r.summary.rounds, 6u) << strategy;
+    expect_no_restoring_actives(r);
+    EXPECT_EQ(r.rounds[1].clients, 2u);
+    EXPECT_THAT(r.rounds[0].events, ElementsAre("b leaves"));
+    // b's actives went to the clients with their standbys: nothing restored.
+    EXPECT_EQ(r.rounds[1].metrics.cold_actives, 0u) << strategy;
+    EXPECT_EQ(r.final_state.client_count(), 2u);
+    EXPECT_FALSE(r.final_state.find_client("b"));
+  }
+}
+
+TEST_F(Simulation, StateAfterARoundIsTheAssignmentWithCaughtUpCopies) {
+  SimulationOptions options;
+  options.max_rounds = 1;
+  const Cluster start = one_client_group().client("beta").build();
+  const SimulationResult r = simulate(*registry_, config("high_availability"), start, options);
+  ASSERT_EQ(r.rounds.size(), 1u);
+  const Cluster& s = r.final_state;
+  const Client& beta = s.clients[*s.find_client("beta")];
+  // Warmups became standby history, fully caught up (default catch-up): offset sum = end offsets.
+  ASSERT_EQ(beta.previous_standby.size(), r.rounds[0].metrics.warmups);
+  for (TaskIndex t : beta.previous_standby) {
+    const auto sum = reported(s, "beta", to_string(s.tasks[t].id));
+    EXPECT_EQ(sum, s.tasks[t].end_offset_sum);
+  }
+  // Per-thread history follows the assignment.
+  ASSERT_EQ(beta.threads_history.size(), 1u);
+  EXPECT_EQ(beta.threads_history[0].previous_active, beta.previous_active);
+  // Stateless tasks never get offset sums.
+  for (const auto& sum : beta.offset_sums) EXPECT_TRUE(s.tasks[sum.task].stateful);
+}
+
+TEST_F(Simulation, PartialCatchUpAndNewData) {
+  SimulationOptions options;
+  options.max_rounds = 1;
+  options.catch_up = 30000;
+  options.new_data = 500;
+  const Cluster start = one_client_group().client("beta").build();
+  const SimulationResult r = simulate(*registry_, config("high_availability"), start, options);
+  const Cluster& s = r.final_state;
+  const Client& beta = s.clients[*s.find_client("beta")];
+  ASSERT_FALSE(beta.previous_standby.empty());
+  for (TaskIndex t : beta.previous_standby) {
+    // From nothing: 30000 restored; the end moved on by 500.
+    EXPECT_EQ(reported(s, "beta", to_string(s.tasks[t].id)), 30000);
+    EXPECT_EQ(s.tasks[t].end_offset_sum, start.tasks[t].end_offset_sum + 500);
+  }
+  // alpha still runs its actives: -2 whatever the new data.
+  for (TaskIndex t : s.clients[*s.find_client("alpha")].previous_active) {
+    if (s.tasks[t].stateful) {
+      EXPECT_EQ(reported(s, "alpha", to_string(s.tasks[t].id)), -2);
+    }
+  }
+}
+
+TEST_F(Simulation, WarmupsThatCannotCatchUpNeverConverge) {
+  SimulationOptions options;
+  options.max_rounds = 6;
+  options.catch_up = 0;
+  const SimulationResult r = simulate(*registry_, config("high_availability"), one_client_group().client("beta").build(), options);
+  EXPECT_FALSE(r.summary.converged);
+  EXPECT_FALSE(r.summary.stalled);
+  EXPECT_EQ(r.summary.rounds, 6u);
+  expect_no_restoring_actives(r);
+}
+
+TEST_F(Simulation, RestartKeepingOrLosingState) {
+  SimulationOptions options;
+  options.max_rounds = 1;
+  options.new_data = 100;
+  options.events = {restart(1, "a", true), restart(1, "b", false)};
+  const Cluster start = steady_three();
+  const SimulationResult r = simulate(*registry_, config("sticky", 1), start, options);
+  const Cluster& s = r.final_state;
+  const Client& a = s.clients[*s.find_client("a")];
+  EXPECT_THAT(a.previous_active, IsEmpty());
+  EXPECT_THAT(a.previous_standby, IsEmpty());
+  EXPECT_THAT(a.threads_history, IsEmpty());
+  ASSERT_FALSE(a.offset_sums.empty());
+  for (const auto& sum : a.offset_sums) {
+    EXPECT_NE(sum.sum, kRunningOffsetSum);  // nothing is running after a restart
+    EXPECT_EQ(sum.sum, s.tasks[sum.task].end_offset_sum - 100);  // behind by this round's new data
+  }
+  const Client& b = s.clients[*s.find_client("b")];
+  EXPECT_THAT(b.offset_sums, IsEmpty());
+  EXPECT_THAT(b.previous_active, IsEmpty());
+  EXPECT_THAT(r.rounds[0].events, ElementsAre("a restarts, keeping its state", "b restarts, losing its state"));
+}
+
+TEST_F(Simulation, AnUnbalancedAssignmentThatRepeatsWithoutProbingStalls) {
+  const Cluster c = testing::ClusterBuilder().stateless("0_0").stateless("0_1").stateless("0_2")
+                        .client("a").client("b").build();
+  const SimulationResult r = simulate(*registry_, config("test_trivial_valid"), c, {});
+  EXPECT_FALSE(r.summary.converged);
+  EXPECT_TRUE(r.summary.stalled);
+  EXPECT_EQ(r.summary.rounds, 2u);
+  EXPECT_FALSE(r.summary.first_balanced_round);
+  EXPECT_EQ(summary_to_json(r.summary).dump(),
+            R"({"converged":false,"stalled":true,"rounds":2,"active_moves":0,"restore_offsets":0,)"
+            R"("first_balanced_round":null,"warmups":0,"probing_rounds":0,"strategy":"test_trivial_valid",)"
+            R"("time_to_balanced_ms":null,"time_to_converged_ms":null,"restoring_task_ms":null})");
+}
+
+// The time model, computed by hand. test_trivial_valid puts every task on the first client ("a")
+// and never asks for probing. 0_0 (90,000 offsets) and 0_1 (30,000) have state nowhere; copies
+// restore 100 offsets/s, so a alone needs 900 s and 300 s; a rebalance costs 5 s; probing
+// interval 600 s.
+//   round 1 at   5 s: b joins right after: the next rebalance starts at once, nothing restores
+//   round 2 at  10 s: c joins right after: the same
+//   round 3 at  15 s: no event, no probing: the next round after one probing interval (600 s);
+//                     restoring 600 s of 0_0 (60,000 of its 90,000) + all 300 s of 0_1
+//   round 4 at 620 s: the same assignment, unbalanced: stalled, the last round; 0_0 restores
+//                     its last 30,000 offsets: 300 s
+// restoring task-time 0 + 0 + 900 s + 300 s = 1,200 s: exactly the 120,000 offsets at 100/s.
+TEST_F(Simulation, TimeModelByHand_EventsRebalanceAtOnceAndRestoringIsCountedUntilDone) {
+  const Cluster c = testing::ClusterBuilder().stateful("0_0", 90000).stateful("0_1", 30000).stateless("1_0")
+                        .client("a").build();
+  SimulationOptions options;
+  options.restore_rate = 100;
+  options.rebalance_ms = 5000;
+  options.events = {join(1, "b"), join(2, "c")};
+  Config cfg = config("test_trivial_valid");
+  cfg.settings.probing_rebalance_interval_ms = 600000;
+  const SimulationResult r = simulate(*registry_, cfg, c, options);
+  ASSERT_EQ(r.rounds.size(), 4u);
+  EXPECT_TRUE(r.summary.stalled);
+  std::vector<std::int64_t> at, restoring;
+  for (const auto& round : r.rounds) {
+    at.push_back(round.at_ms);
+    ASSERT_TRUE(round.restoring_task_ms);
+    restoring.push_back(*round.restoring_task_ms);
+  }
+  EXPECT_THAT(at, ElementsAre(5000, 10000, 15000, 620000));
+  EXPECT_THAT(restoring, ElementsAre(0, 0, 900000, 300000));
+  EXPECT_EQ(r.summary.restoring_task_ms, 1200000);
+  EXPECT_FALSE(r.summary.time_to_balanced_ms);
+  EXPECT_FALSE(r.summary.time_to_converged_ms);
+  EXPECT_EQ(reported(r.final_state, "a", "0_0"), kRunningOffsetSum);  // 600 s after round 4: done
+  const auto line = nlohmann::json::parse(round_to_json(r.rounds[2]).dump());
+  EXPECT_EQ(line["at_ms"], 15000);
+  EXPECT_EQ(line["restoring_task_ms"], 900000);
+}
+
+// Kafka's HA on a client running 0_0 and 0_1 (100,000 offsets each) and a new client b: one warmup
+// on b, probing; at 100 offsets/s a probing interval of 600 s restores 60,000 offsets, so b is
+// caught up after two intervals and takes its active in round 3 (balanced, no probing: converged).
+//   round 1 at 5 s, round 2 at 5 + 600 + 5 = 610 s, round 3 at 610 + 600 + 5 = 1,215 s.
+// No active ever restores: alpha runs its tasks, b takes one only once caught up.
+TEST_F(Simulation, TimeModelByHand_WarmupsRestoreOneProbingIntervalPerRound) {
+  const Cluster c = testing::ClusterBuilder().stateful("0_0", 100000).stateful("0_1", 100000)
+                        .client("alpha").previous_active({"0_0", "0_1"}).offsets({{"0_0", -2}, {"0_1", -2}})
+                        .client("beta").build();
+  SimulationOptions options;
+  options.restore_rate = 100;
+  options.rebalance_ms = 5000;
+  Config cfg = config("high_availability");
+  cfg.settings.probing_rebalance_interval_ms = 600000;
+  const SimulationResult r = simulate(*registry_, cfg, c, options);
+  ASSERT_EQ(r.rounds.size(), 3u);
+  EXPECT_TRUE(r.summary.converged);
+  EXPECT_EQ(r.rounds[0].metrics.warmups, 1u);
+  EXPECT_EQ(r.rounds[1].metrics.warmups, 1u);
+  EXPECT_EQ(r.rounds[2].metrics.active_moves, 1u);
+  std::vector<std::int64_t> at;
+  for (const auto& round : r.rounds) at.push_back(round.at_ms);
+  EXPECT_THAT(at, ElementsAre(5000, 610000, 1215000));
+  EXPECT_EQ(r.summary.time_to_balanced_ms, 1215000);
+  EXPECT_EQ(r.summary.time_to_converged_ms, 1215000);
+  EXPECT_EQ(r.summary.restoring_task_ms, 0);
+
+  // Per round instead (full catch-up): b is caught up after one round; no restore rate, no
+  // restoring time, but the rounds still happen one probing interval apart.
+  SimulationOptions per_round;
+  per_round.rebalance_ms = 5000;
+  const SimulationResult q = simulate(*registry_, cfg, c, per_round);
+  ASSERT_EQ(q.rounds.size(), 2u);
+  EXPECT_EQ(q.summary.time_to_converged_ms, 610000);
+  EXPECT_FALSE(q.summary.restoring_task_ms);
+  EXPECT_FALSE(q.rounds[0].restoring_task_ms);
+}
+
+TEST_F(Simulation, ProbingEveryRoundRunsToTheLimitAndPendingEventsKeepItGoing) {
+  SimulationOptions options;
+  options.max_rounds = 4;
+  const SimulationResult r = simulate(*registry_, config("fallback_prior"), steady_three(), options);
+  EXPECT_FALSE(r.summary.converged);
+  EXPECT_FALSE(r.summary.stalled);
+  EXPECT_EQ(r.summary.rounds, 4u);
+  EXPECT_EQ(r.summary.probing_rounds, 4u);
+
+  // sticky converges in round 1 on a steady group, unless an event is still to come.
+  SimulationOptions later;
+  later.events = {join(3, "d")};
+  const SimulationResult s = simulate(*registry_, config("sticky", 1), steady_three(), later);
+  EXPECT_TRUE(s.summary.converged);
+  EXPECT_GE(s.summary.rounds, 4u);
+  EXPECT_EQ(s.rounds[3].clients, 4u);
+}
+
+TEST_F(Simulation, UnknownEndOffsetsHoldForTheFirstRoundOnly) {
+  const Cluster c = testing::ClusterBuilder()
+                        .stateful("0_0", 1000).stateful("0_1", 1000)
+                        .end_offsets_unknown()
+                        .client("a").previous_active({"0_0", "0_1"}).offsets({{"0_0", -2}, {"0_1", -2}})
+                        .client("b")
+                        .build();
+  const SimulationResult r = simulate(*registry_, config("high_availability"), c, {});
+  ASSERT_GE(r.rounds.size(), 2u);
+  EXPECT_EQ(r.rounds[0].strategy, "fallback_prior");
+  EXPECT_TRUE(r.rounds[0].probing_rebalance);
+  EXPECT_EQ(r.rounds[1].strategy, "high_availability");
+  EXPECT_TRUE(r.summary.converged);
+}
+
+TEST_F(Simulation, EventsThatCannotApplyAreErrorsBeforeRoundOne) {
+  const Cluster c = steady_three();
+  auto error_of = [&](std::vector<SimulationEvent> events) {
+    SimulationOptions options;
+    options.events = std::move(events);
+    try {
+      simulate(*registry_, config("sticky", 1), c, options);
+    } catch (const InputError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_THAT(error_of({join(2, "a")}), HasSubstr("test: round 2: client 'a' joins but is already in the group"));
+  EXPECT_THAT(error_of({leave(1, "zz")}), HasSubstr("client 'zz' leaves but is not in the group (members then: a, b, c)"));
+  EXPECT_THAT(error_of({leave(1, "a"), restart(2, "a", true)}), HasSubstr("client 'a' restarts but is not in the group"));
+  EXPECT_THAT(error_of({leave(1, "a"), leave(1, "b"), leave(2, "c")}), HasSubstr("the group cannot become empty"));
+  // Rounds apply in order whatever the file order: a join at round 2 before a leave at round 1.
+  EXPECT_EQ(error_of({join(2, "b"), leave(1, "b")}), "no error");
+
+  SimulationOptions bad;
+  bad.max_rounds = 0;
+  EXPECT_THROW(simulate(*registry_, config("sticky"), c, bad), InputError);
+  bad.max_rounds = 1;
+  bad.catch_up = -1;
+  EXPECT_THROW(simulate(*registry_, config("sticky"), c, bad), InputError);
+  bad.catch_up = 10;
+  bad.restore_rate = 100;  // two models of catching up at once
+  EXPECT_THROW(simulate(*registry_, config("sticky"), c, bad), InputError);
+  bad.catch_up.reset();
+  bad.restore_rate = 0;
+  EXPECT_THROW(simulate(*registry_, config("sticky"), c, bad), InputError);
+  bad.restore_rate.reset();
+  bad.rebalance_ms = -1;
+  EXPECT_THROW(simulate(*registry_, config("sticky"), c, bad), InputError);
+  EXPECT_THROW(simulate(*registry_, config("no_such_strategy"), c, {}), PluginError);
+}
+
+TEST_F(Simulation, RoundsAreStreamedAndSerialised) {
+  std::vector<std::uint32_t> seen;
+  SimulationOptions options;
+  options.events = {join(1, "beta")};
+  options.on_round = [&](const SimulationRound& round) { seen.push_back(round.round); };
+  const SimulationResult r = simulate(*registry_, config("high_availability"), one_client_group().build(), options);
+  ASSERT_EQ(seen.size(), r.rounds.size());
+  for (std::size_t i = 0; i < seen.size(); ++i) EXPECT_EQ(seen[i], i + 1);
+
+  const auto line = nlohmann::json::parse(round_to_json(r.rounds[1]).dump());
+  EXPECT_EQ(line["round"], 2);
+  EXPECT_EQ(line["clients"], 2);
+  EXPECT_TRUE(line["metrics"].contains("active_moves"));
+  EXPECT_TRUE(line["metrics"].contains("warmups"));
+  EXPECT_TRUE(line["probing_rebalance"]["needed"].is_boolean());
+  EXPECT_TRUE(line["balanced"].is_boolean());
+  const auto summary = nlohmann::json::parse(summary_to_json(r.summary).dump());
+  for (const char* key : {"converged", "stalled", "rounds", "active_moves", "restore_offsets", "first_balanced_round"})
+    EXPECT_TRUE(summary.contains(key)) << key;
+}
+
+TEST_F(Simulation, HtmlReportIsWellFormedWithOneSvgPerChart) {
+  SimulationOptions options;
+  options.events = {join(1, "beta <new>")};
+  const SimulationResult r = simulate(*registry_, config("high_availability"), one_client_group().build(), options);
+  const std::string html = simulation_html(r, {"Cluster: one <client> & friends"});
+  const auto check = test::check_xml(html);
+  ASSERT_EQ(check.problem, "");
+  EXPECT_EQ(check.elements.at("svg"), static_cast<int>(simulation_chart_names().size()));
+  EXPECT_EQ(simulation_chart_names().size(), 3u);
+  EXPECT_THAT(html, HasSubstr("one &lt;client&gt; &amp; friends"));
+  EXPECT_THAT(html, HasSubstr("beta &lt;new&gt; joins"));
+  EXPECT_THAT(html, HasSubstr("Converged after"));
+}
+
+TEST_F(Simulation, IsBalancedLooksAtActiveAndThreadSpreads) {
+  Metrics m;
+  m.active_load_spread = 1;
+  EXPECT_TRUE(is_balanced(m));
+  m.thread_load_spread = 2;
+  EXPECT_FALSE(is_balanced(m));
+  m.thread_load_spread = 1;
+  m.active_load_spread = 1.5;
+  EXPECT_FALSE(is_balanced(m));
+  m.total_load_spread = 7;  // copies do not count
+  m.active_load_spread = 0.5;
+  EXPECT_TRUE(is_balanced(m));
+}
+
+TEST(ProgressLine, SilentForShortRunsThenThrottled) {
+  using namespace std::chrono_literals;
+  ProgressLine::Clock::time_point now{};
+  std::ostringstream out;
+  {
+    ProgressLine p(out, false, 1000ms, [&] { return now; });
+    EXPECT_FALSE(p.update("early"));
+    now += 1500ms;
+    EXPECT_TRUE(p.update("round 5"));
+    now += 500ms;
+    EXPECT_FALSE(p.update("round 6"));  // within the interval
+    now += 2000ms;
+    EXPECT_TRUE(p.update("round 9"));
+  }
+  EXPECT_EQ(out.str(), "round 5\nround 9\n");
+
+  std::ostringstream tty;
+  {
+    ProgressLine p(tty, true, 1000ms, [&] { return now; });
+    now += 1200ms;
+    EXPECT_TRUE(p.update("a"));
+  }
+  EXPECT_EQ(tty.str(), "\ra\x1b[K\r\x1b[K");
+}
+
+}  // namespace
+}  // namespace assignor::host
