@@ -129,13 +129,85 @@ std::vector<std::string> elf_search_path(const fs::path& file) {
   std::string text(static_cast<std::size_t>(strsz - at), '\0');
   if (!read_at(*table + at, text.data(), text.size())) return {};
   text.resize(std::strlen(text.c_str()));
+  // Empty entries are kept: ld.so searches the current directory for each of them.
   std::vector<std::string> out;
   for (std::size_t start = 0; start <= text.size();) {
     const std::size_t end = std::min(text.find(':', start), text.size());
-    if (end > start) out.push_back(text.substr(start, end - start));
+    out.push_back(text.substr(start, end - start));
     start = end + 1;
   }
   return out;
+}
+
+const char* machine_name(unsigned machine) {
+  switch (machine) {
+    case EM_386: return "x86 (32-bit)";
+    case EM_X86_64: return "x86-64";
+    case EM_AARCH64: return "AArch64 (arm64)";
+    case EM_ARM: return "ARM (32-bit)";
+    case EM_RISCV: return "RISC-V";
+    case EM_PPC64: return "PowerPC 64";
+    case EM_S390: return "s390";
+    default: return nullptr;
+  }
+}
+
+std::string describe_machine(unsigned machine) {
+  const char* name = machine_name(machine);
+  return name != nullptr ? name : fmt::format("machine {}", machine);
+}
+
+// Why `file` cannot be a shared library for this process, read from its ELF header, or "": a file
+// that is too short, not ELF, of the other word size or byte order, built for another machine, or
+// not a shared object (an executable, an object file) gets a reason instead of the loader's
+// misleading "No such file or directory" or an iostream error.
+std::string not_a_loadable_library(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return fmt::format("cannot read it: {}", std::strerror(errno));
+  Elf64_Ehdr header{};
+  in.read(reinterpret_cast<char*>(&header), sizeof header);
+  const auto got = static_cast<std::size_t>(in.gcount());
+  if (got < SELFMAG || std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0)
+    return got == 0 ? "not a shared library: the file is empty" : "not a shared library: it is not an ELF file";
+  if (got < sizeof header)
+    return fmt::format("not a shared library: the file is truncated ({} bytes, shorter than an ELF header)", got);
+#if defined(__x86_64__)
+  constexpr unsigned kMachine = EM_X86_64;
+#elif defined(__aarch64__)
+  constexpr unsigned kMachine = EM_AARCH64;
+#else
+  constexpr unsigned kMachine = EM_NONE;
+#endif
+  if (header.e_ident[EI_CLASS] != ELFCLASS64)
+    return fmt::format("built for a 32-bit system ({}); this host is 64-bit ({})", describe_machine(header.e_machine),
+                       describe_machine(kMachine));
+  if (header.e_ident[EI_DATA] != ELFDATA2LSB) return "built for a big-endian system; this host is little-endian";
+  if (kMachine != EM_NONE && header.e_machine != kMachine)
+    return fmt::format("built for {}; this host runs {}", describe_machine(header.e_machine), describe_machine(kMachine));
+  if (header.e_type != ET_DYN)
+    return header.e_type == ET_EXEC ? "not a shared library: it is an executable"
+                                    : fmt::format("not a shared library (ELF type {})", header.e_type);
+  std::error_code ec;
+  const auto size = fs::file_size(file, ec);
+  if (!ec && (header.e_shoff > size || header.e_phoff > size ||
+              header.e_phoff + std::uint64_t{header.e_phnum} * header.e_phentsize > size))
+    return fmt::format("not a shared library: the file is truncated ({} bytes; its headers point past the end)", size);
+  return {};
+}
+
+// Why an entry of a library's search path is unsafe by itself, before any directory is looked at:
+// ld.so resolves an empty or relative entry against the current directory of the process, which
+// may be anyone's.
+std::string unsafe_search_entry(const std::string& entry) {
+  if (entry.empty())
+    return "its RUNPATH has an empty entry, which the dynamic loader reads as the current directory: a "
+           "library planted wherever assignor runs would be loaded; rebuild it without the empty entry "
+           "(no leading, trailing or doubled ':')";
+  if (entry.front() != '/')
+    return fmt::format("its RUNPATH entry '{}' is relative, which the dynamic loader resolves against the current "
+                       "directory; use an absolute path or $ORIGIN",
+                       entry);
+  return {};
 }
 
 }  // namespace
@@ -166,15 +238,20 @@ struct PluginRegistry::Impl {
         for (const char* token : {"${ORIGIN}", "$ORIGIN"})
           for (auto at = entry.find(token); at != std::string::npos; at = entry.find(token))
             entry.replace(at, std::strlen(token), origin);
+        if (std::string why = unsafe_search_entry(entry); !why.empty()) {
+          reason = std::move(why);
+          break;
+        }
         if (entry.find('$') != std::string::npos) continue;  // $LIB, $PLATFORM: system directories
         std::error_code ec;
-        fs::path dir = fs::weakly_canonical(fs::absolute(entry, ec), ec);
-        const bool exists = fs::exists(dir, ec);
+        fs::path dir = fs::weakly_canonical(fs::path(entry), ec);
         while (!dir.empty() && !fs::exists(dir, ec) && dir != dir.root_path()) dir = dir.parent_path();
-        // A directory that does not exist yet can be created by anyone who can write its parent,
-        // sticky bit or not.
-        std::string why = exists ? std::string() : unsafe_reason(dir, /*directory=*/true);
-        if (why.empty()) why = unsafe_ancestor_reason(dir);
+        // The directory searched (or, when it does not exist yet, the one it would be created in)
+        // must be writable by nobody else, sticky bit or not: the sticky bit stops others from
+        // deleting or renaming what is there, not from creating a library of their own. The
+        // directories above it only must not let others replace it.
+        std::string why = unsafe_reason(dir, /*directory=*/true);
+        if (why.empty() && dir != dir.root_path()) why = unsafe_ancestor_reason(dir.parent_path());
         if (!why.empty()) {
           reason = fmt::format("it loads its own dependencies from {} (its RUNPATH): {}", entry, why);
           break;
@@ -334,6 +411,8 @@ const PluginInfo& PluginRegistry::load(const fs::path& library_path, PluginOrigi
   if (!fs::is_regular_file(real, ec))
     throw PluginError(fmt::format("{}: cannot load plugin: not a regular file", where));
   impl_->check_trusted(real, /*directory=*/false, where);
+  if (const std::string why = not_a_loadable_library(real); !why.empty())
+    throw PluginError(fmt::format("{}: cannot load plugin: {}", where, why));
   try {
     boost::dll::library_info file(boost::dll::fs::path(where), /*throw_if_not_native=*/true);
     const auto symbols = file.symbols();
@@ -342,9 +421,10 @@ const PluginInfo& PluginRegistry::load(const fs::path& library_path, PluginOrigi
                                     kPluginEntryPoint));
   } catch (const PluginError&) {
     throw;
-  } catch (const std::exception& e) {
-    throw PluginError(fmt::format("{}: cannot load plugin: not a shared library this system can load ({})",
-                                  where, e.what()));
+  } catch (const std::exception&) {
+    throw PluginError(fmt::format("{}: cannot load plugin: not a shared library: its symbol table cannot be read "
+                                  "(truncated or damaged)",
+                                  where));
   }
 
   // Opened in a child first: its initialisers run there, under the time limit.
@@ -370,22 +450,52 @@ void PluginRegistry::load_directory(const fs::path& dir, PluginOrigin origin) {
     throw PluginError(fmt::format("{}: plugin directory does not exist", dir.string()));
   const fs::path real_dir = fs::canonical(dir, ec);
   if (!ec) impl_->check_trusted(real_dir, /*directory=*/true, real_dir.string());
+  // One entry that cannot be read (a dangling symlink, a file without read permission) is skipped
+  // with a warning naming it; it never costs the other plugins of the directory.
+  auto skip = [&](const fs::path& path, const std::string& why, bool listed) {
+    const std::string message = fmt::format("{}: {}", printable(path.string()), why);
+    log().warn("{} (skipped: the other plugins are unaffected)", message);
+    if (listed) impl_->refused.push_back({path, message});
+  };
   std::vector<fs::path> candidates;
-  for (const auto& entry : fs::directory_iterator(dir, ec))
-    if (entry.is_regular_file(ec) && looks_like_library(entry.path())) candidates.push_back(entry.path());
+  fs::directory_iterator it(dir, ec);
   if (ec) throw PluginError(fmt::format("{}: cannot list plugin directory: {}", dir.string(), ec.message()));
+  for (; it != fs::directory_iterator(); it.increment(ec)) {
+    if (ec) throw PluginError(fmt::format("{}: cannot list plugin directory: {}", dir.string(), ec.message()));
+    const fs::path path = it->path();
+    if (!looks_like_library(path)) continue;
+    std::error_code entry_error;
+    const fs::file_status status = it->status(entry_error);  // follows symlinks
+    if (entry_error) {
+      const bool dangling = it->is_symlink(ec) && !fs::exists(path, ec);
+      ec.clear();
+      skip(path, dangling ? fmt::format("cannot read it: a symlink to {}, which does not exist",
+                                        fs::read_symlink(path, ec).string())
+                          : fmt::format("cannot read it: {}", entry_error.message()),
+           /*listed=*/false);
+      continue;
+    }
+    if (fs::is_regular_file(status)) candidates.push_back(path);
+  }
   std::sort(candidates.begin(), candidates.end());
   for (const auto& path : candidates) {
-    // Only libraries that carry the entry point are plugins; skip the rest quietly. A plugin that
-    // fails a check is skipped with a warning: the others, and the strategies they carry, stay
-    // usable, and asking for a strategy that is not there names what was refused.
+    // Only libraries that carry the entry point are plugins; other libraries (a plugin's own
+    // dependencies) are skipped quietly, but a file named like a library that no loader could open
+    // (not ELF, truncated, another machine's) is said. A plugin that fails a check is skipped with
+    // a warning: the others, and the strategies they carry, stay usable, and asking for a strategy
+    // that is not there names what was refused.
+    if (const std::string why = not_a_loadable_library(path); !why.empty()) {
+      skip(path, why, /*listed=*/true);
+      continue;
+    }
     bool is_plugin = false;
     try {
-      boost::dll::library_info info(boost::dll::fs::path(path.string()), /*throw_if_not_native=*/false);
+      boost::dll::library_info info(boost::dll::fs::path(path.string()), /*throw_if_not_native=*/true);
       const auto symbols = info.symbols();
       is_plugin = std::find(symbols.begin(), symbols.end(), kPluginEntryPoint) != symbols.end();
     } catch (const std::exception&) {
-      is_plugin = false;
+      skip(path, "not a shared library: its symbol table cannot be read (truncated or damaged)", /*listed=*/true);
+      continue;
     }
     if (!is_plugin) {
       log().debug("{}: skipped, not an Assignor plugin", path.string());
@@ -463,13 +573,10 @@ StrategyHandle PluginRegistry::create(const std::string& name, const StrategyPar
 }
 
 fs::path builtin_plugin_dir() {
+  // The build tree is laid out like the installed one (CMakeLists.txt): the bundled plugins are
+  // <bin>/../lib/assignor/plugins in both.
   const fs::path exe = boost::dll::program_location().string();
-  const fs::path bin = exe.parent_path();
-  for (const fs::path& candidate : {bin.parent_path() / "plugins", bin.parent_path() / "lib" / "assignor" / "plugins"}) {
-    std::error_code ec;
-    if (fs::is_directory(candidate, ec)) return candidate;
-  }
-  return bin.parent_path() / "lib" / "assignor" / "plugins";
+  return (exe.parent_path() / ASSIGNOR_PLUGIN_DIR_FROM_BIN).lexically_normal();
 }
 
 }  // namespace assignor::host

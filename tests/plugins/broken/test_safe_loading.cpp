@@ -9,7 +9,9 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <algorithm>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include "assignor/host/plugins/plugin_registry.hpp"
@@ -158,7 +160,81 @@ TEST_F(SafeLoading, AFileThatIsNotALibraryIsRefusedBeforeOpening) {
   EXPECT_THAT(message_of<PluginError>([&] { registry.load(dir_ / "plugins"); }), HasSubstr("not a regular file"));
 }
 
+TEST_F(SafeLoading, FilesNoLoaderCouldOpenAreRefusedWithWhatTheyAre) {
+  auto write = [&](const std::string& name, const std::string& bytes) {
+    const fs::path path = dir_ / "plugins" / name;
+    std::ofstream(path, std::ios::binary) << bytes;
+    fs::permissions(path, fs::perms(0755));
+    return path;
+  };
+  // Patches a copy of a real plugin: its header says another machine, or it is cut short.
+  auto patched = [&](const std::string& name, std::size_t size, std::size_t at, std::string bytes) {
+    std::ifstream in(TEST_PLUGIN_TRIVIAL_VALID, std::ios::binary);
+    std::string image((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    image.resize(std::min(size, image.size()));
+    image.replace(at, bytes.size(), bytes);
+    return write(name, image);
+  };
+  PluginRegistry registry;
+  EXPECT_THAT(message_of<PluginError>([&] { registry.load(write("text.so", "plain text, no ELF header")); }),
+              HasSubstr("cannot load plugin: not a shared library: it is not an ELF file"));
+  EXPECT_THAT(message_of<PluginError>([&] { registry.load(write("empty.so", "")); }),
+              HasSubstr("the file is empty"));
+  EXPECT_THAT(message_of<PluginError>([&] { registry.load(patched("cut.so", 40, 0, "")); }),
+              HasSubstr("the file is truncated (40 bytes, shorter than an ELF header)"));
+  EXPECT_THAT(message_of<PluginError>([&] { registry.load(patched("half.so", 4096, 0, "")); }),
+              HasSubstr("the file is truncated"));
+  // e_machine is the 16-bit field at offset 18: 183 is AArch64.
+  EXPECT_THAT(message_of<PluginError>([&] { registry.load(patched("arm.so", 1u << 30, 18, std::string("\xb7\x00", 2))); }),
+              HasSubstr("built for AArch64 (arm64); this host runs x86-64"));
+  EXPECT_THAT(message_of<PluginError>([&] { registry.load(patched("x32.so", 1u << 30, 4, std::string("\x01", 1))); }),
+              HasSubstr("built for a 32-bit system"));
+  // In a directory each is skipped with a warning and listed (the good plugin still loads).
+  PluginRegistry in_dir;
+  in_dir.load_directory(dir_ / "plugins");
+  EXPECT_EQ(in_dir.plugins().size(), 1u);
+  EXPECT_EQ(in_dir.refused().size(), 6u);
+  for (const auto& r : in_dir.refused()) EXPECT_THAT(r.reason, HasSubstr(r.path.filename().string() + ": "));
+}
+
+TEST_F(SafeLoading, AnEntryThatCannotBeReadCostsOnlyItself) {
+  // A dangling symlink used to fail the whole directory ("cannot list plugin directory").
+  fs::create_symlink(dir_ / "gone.so", dir_ / "plugins" / "dangling.so");
+  PluginRegistry registry;
+  EXPECT_NO_THROW(registry.load_directory(dir_ / "plugins"));
+  ASSERT_EQ(registry.plugins().size(), 1u);
+  EXPECT_EQ(registry.plugins()[0].name, "test_trivial_valid");
+}
+
 // ---- what a plugin pulls in, and where it sits ----
+
+TEST_F(SafeLoading, AnEmptyOrRelativeRunpathEntryIsRefused) {
+  // ld.so reads both against the current directory: a library planted wherever assignor runs
+  // (a shared /tmp, a checkout of someone else's) would run in the host.
+  PluginRegistry registry;
+  EXPECT_THAT(message_of<PluginError>([&] { registry.load(TEST_PLUGIN_RUNPATH_EMPTY); }),
+              AllOf(HasSubstr("refused: its RUNPATH has an empty entry, which the dynamic loader reads as the "
+                              "current directory"),
+                    HasSubstr("allow_unsafe_permissions")));
+  EXPECT_THAT(message_of<PluginError>([&] { registry.load(TEST_PLUGIN_RUNPATH_RELATIVE); }),
+              HasSubstr("refused: its RUNPATH entry 'deps' is relative"));
+  registry.load_directory(dir_of(TEST_PLUGIN_RUNPATH_EMPTY));
+  EXPECT_THAT(registry.plugins(), IsEmpty());
+  EXPECT_EQ(registry.refused().size(), 2u);
+}
+
+TEST_F(SafeLoading, AStickyDependencyDirectoryOthersCanWriteIsRefusedToo) {
+  // /tmp-like: the sticky bit stops others deleting what is there, not planting a library of theirs.
+  const fs::path plugin = dir_ / "plugins" / "runpath.so";
+  fs::copy_file(TEST_PLUGIN_RUNPATH_DEPS, plugin);
+  fs::permissions(plugin, fs::perms(0755));
+  fs::create_directory(dir_ / "plugins" / "deps");
+  fs::permissions(dir_ / "plugins" / "deps", fs::perms(01777));
+  PluginRegistry registry;
+  EXPECT_THAT(message_of<PluginError>([&] { registry.load(plugin); }),
+              AllOf(HasSubstr("it loads its own dependencies from " + (dir_ / "plugins" / "deps").string()),
+                    HasSubstr("writable by its group and others (mode 1777)")));
+}
 
 TEST_F(SafeLoading, ADependencyDirectoryOthersCanWriteIsRefused) {
   // The plugin's RUNPATH names $ORIGIN/deps: a library planted there would run in this process.
@@ -172,7 +248,7 @@ TEST_F(SafeLoading, ADependencyDirectoryOthersCanWriteIsRefused) {
   PluginRegistry registry;
   EXPECT_THAT(message_of<PluginError>([&] { registry.load(plugin); }),
               AllOf(HasSubstr("it loads its own dependencies from " + (dir_ / "plugins" / "deps").string() + " (its RUNPATH)"),
-                    HasSubstr("writable by others (mode 0777)")));
+                    HasSubstr("writable by its group and others (mode 0777)")));
   fs::permissions(dir_ / "plugins" / "deps", fs::perms(0755));
   PluginRegistry fixed;
   EXPECT_NO_THROW(fixed.load(plugin));

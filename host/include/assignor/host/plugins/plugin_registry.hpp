@@ -3,8 +3,10 @@
 // A library is checked in this order, and refused with a message naming the file (its real path,
 // symlinks resolved) and the reason: neither it nor its directory is writable by group or others or
 // owned by another user than root or us, no directory above it lets others replace it (writable by
-// group or others without the sticky bit), and neither do the directories its own RUNPATH/RPATH
-// names (unless set_allow_unsafe_permissions); its symbol table, read from the file before it is
+// group or others without the sticky bit); its own RUNPATH/RPATH has no empty or relative entry
+// (ld.so reads those against the current directory) and names no directory that others can write,
+// sticky bit or not (unless set_allow_unsafe_permissions); its ELF header is this machine's
+// (64-bit, the same architecture, a shared object, not truncated); its symbol table, read from the file before it is
 // opened, carries the entry point; it opens in a child process within the load time limit (its
 // initialisers neither crash nor hang); its API version equals ours; its build fingerprint equals
 // ours; its descriptor is complete (name, factory, destroy). Only then is it listed; it is opened
@@ -70,10 +72,12 @@ class PluginRegistry {
   // owns them (with a warning): the config's plugins.allow_unsafe_permissions. Off by default.
   void set_allow_unsafe_permissions(bool allow) noexcept;
 
-  // Loads every library in `dir` that carries the entry point (others are skipped with a debug
-  // log line). One that carries it but fails a check is skipped with a warning and listed by
-  // refused(): an unrelated broken library never takes the other strategies down. An unsafe or
-  // missing directory throws PluginError.
+  // Loads every library in `dir` that carries the entry point (other shared libraries are skipped
+  // with a debug log line). One that carries it but fails a check, or a file named like a library
+  // that is not one this machine can load (not ELF, truncated, another architecture), is skipped
+  // with a warning and listed by refused(); an entry that cannot be read at all (a dangling
+  // symlink) is skipped with a warning naming it: an unrelated broken file never takes the other
+  // strategies down. An unsafe or missing directory throws PluginError.
   void load_directory(const std::filesystem::path& dir, PluginOrigin origin = PluginOrigin::external);
 
   // How long opening one library (its initialisers) may take: the config's limits.time_ms.
@@ -95,8 +99,8 @@ class PluginRegistry {
   std::unique_ptr<Impl> impl_;
 };
 
-// The built-in plugin directory relative to the running executable: <exe>/../plugins in the build
-// tree, <exe>/../lib/assignor/plugins in an installed tree (the first that exists).
+// The built-in plugin directory relative to the running executable: <exe>/../lib/assignor/plugins,
+// in the build tree (laid out like an install) and installed.
 std::filesystem::path builtin_plugin_dir();
 
 }  // namespace assignor::host
