@@ -10,6 +10,7 @@
 
 #include "assignor/errors.hpp"
 #include "assignor/host/support/logging.hpp"
+#include "assignor/host/support/standard_output.hpp"
 #include "commands.hpp"
 
 namespace assignor::cli {
@@ -60,6 +61,7 @@ void protect_standard_streams() {
       ::close(null);
     }
   }
+  (void)host::result_output_fd();  // reserved before any strategy can run
 }
 
 Output::Output(const std::string& path) {
@@ -68,7 +70,11 @@ Output::Output(const std::string& path) {
     if (g_stdout_closed)
       throw InputError("standard output is closed: there is nowhere to write the result (give --output FILE)");
     std::cout.flush();  // anything already buffered goes first
-    fd_ = STDOUT_FILENO;
+    // The reserved copy of standard output, not fd 1: after a strategy ran in this process, fd 1 is
+    // standard error, so nothing a strategy (or a thread it left running) prints joins the result.
+    fd_ = host::result_output_fd();
+    if (fd_ < 0)
+      throw InputError("standard output is closed: there is nowhere to write the result (give --output FILE)");
     return;
   }
   name_ = path;

@@ -28,9 +28,18 @@ void group_by_client(std::vector<Placement>& list, std::size_t clients) {
 
 }  // namespace
 
+namespace {
+// Copies of one task besides its active: at most one per other client.
+std::uint32_t capped_standbys(const Cluster& cluster, std::uint32_t wanted) noexcept {
+  const std::size_t others = cluster.client_count() > 0 ? cluster.client_count() - 1 : 0;
+  return static_cast<std::uint32_t>(std::min<std::size_t>(wanted, others));
+}
+}  // namespace
+
 AssignmentDraft::AssignmentDraft(const Cluster& cluster, std::uint32_t standbys_per_task)
-    : standbys_per_task_(standbys_per_task),
-      warmups_per_task_(standbys_per_task + 1),
+    : standbys_wanted_(standbys_per_task),
+      standbys_per_task_(capped_standbys(cluster, standbys_per_task)),
+      warmups_per_task_(standbys_per_task_ + 1),
       active_(cluster.task_count(), kNoClient),
       standby_(cluster.task_count() * standbys_per_task, kNoClient),
       warmup_(cluster.task_count() * (standbys_per_task + 1), kNoClient),

@@ -142,7 +142,8 @@ class LeastLoadedHeap {
 
 }  // namespace
 
-std::uint64_t place_standbys_least_loaded(const Cluster& cluster, AssignmentDraft& draft) {
+namespace {
+std::uint64_t place_standbys_least_loaded_within_clients(const Cluster& cluster, AssignmentDraft& draft) {
   const std::uint32_t k = draft.standbys_per_task();
   if (k == 0 || cluster.client_count() == 0) return 0;
   std::vector<std::uint32_t> counts(cluster.client_count());
@@ -161,6 +162,14 @@ std::uint64_t place_standbys_least_loaded(const Cluster& cluster, AssignmentDraf
     }
   }
   return shortfall;
+}
+
+}  // namespace
+
+std::uint64_t place_standbys_least_loaded(const Cluster& cluster, AssignmentDraft& draft) {
+  // Copies beyond clients - 1 can never be placed (the draft has no slot for them): shortfall too.
+  const std::uint64_t beyond = std::uint64_t{draft.standbys_beyond_clients()} * cluster.logged_task_count();
+  return beyond + place_standbys_least_loaded_within_clients(cluster, draft);
 }
 
 std::uint64_t balance_standbys(const Cluster& cluster, AssignmentDraft& draft) {

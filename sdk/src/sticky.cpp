@@ -270,7 +270,8 @@ StickyActivesResult place_sticky_actives(const Cluster& cluster, AssignmentDraft
   return result;
 }
 
-std::uint64_t place_sticky_standbys(const Cluster& cluster, AssignmentDraft& draft) {
+namespace {
+std::uint64_t place_sticky_standbys_within_clients(const Cluster& cluster, AssignmentDraft& draft) {
   const std::uint32_t k = draft.standbys_per_task();
   if (k == 0) return 0;
   const std::size_t n = cluster.client_count();
@@ -342,6 +343,14 @@ std::uint64_t place_sticky_standbys(const Cluster& cluster, AssignmentDraft& dra
   for (TaskIndex t = 0; t < cluster.task_count(); ++t)
     if (cluster.tasks[t].has_logged_store) shortfall += k - draft.standby_count(t);
   return shortfall;
+}
+
+}  // namespace
+
+std::uint64_t place_sticky_standbys(const Cluster& cluster, AssignmentDraft& draft) {
+  // Copies beyond clients - 1 can never be placed (the draft has no slot for them): shortfall too.
+  const std::uint64_t beyond = std::uint64_t{draft.standbys_beyond_clients()} * cluster.logged_task_count();
+  return beyond + place_sticky_standbys_within_clients(cluster, draft);
 }
 
 }  // namespace assignor

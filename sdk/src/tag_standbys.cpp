@@ -129,7 +129,8 @@ class UsedValues {
 
 }  // namespace
 
-std::uint64_t place_standbys_tag_aware(const Cluster& cluster, std::span<const std::string> tag_keys,
+namespace {
+std::uint64_t place_standbys_tag_aware_within_clients(const Cluster& cluster, std::span<const std::string> tag_keys,
                                        AssignmentDraft& draft, const TagAwareStandbyOptions& options) {
   const std::uint32_t k = draft.standbys_per_task();
   const std::size_t n = cluster.client_count();
@@ -205,6 +206,15 @@ std::uint64_t place_standbys_tag_aware(const Cluster& cluster, std::span<const s
     }
   }
   return shortfall;
+}
+
+}  // namespace
+
+std::uint64_t place_standbys_tag_aware(const Cluster& cluster, std::span<const std::string> tag_keys,
+                                       AssignmentDraft& draft, const TagAwareStandbyOptions& options) {
+  // Copies beyond clients - 1 can never be placed (the draft has no slot for them): shortfall too.
+  const std::uint64_t beyond = std::uint64_t{draft.standbys_beyond_clients()} * cluster.logged_task_count();
+  return beyond + place_standbys_tag_aware_within_clients(cluster, tag_keys, draft, options);
 }
 
 std::uint64_t balance_standbys_within_tags(const Cluster& cluster, std::span<const std::string> tag_keys,

@@ -130,10 +130,19 @@ ThreadDistribution distribute_over_threads(const Cluster& cluster, const LagMode
   for (const auto& p : assignment.standbys) standby[p.client].push_back(p.task);
   for (const auto& p : assignment.warmups) warmup[p.client].push_back(p.task);
 
+  // One scratch list of threads, reused from client to client; only the threads that end up holding
+  // tasks are copied out, so memory grows with what is assigned, not with the thread count.
+  std::vector<ThreadTasks> threads;
   for (ClientIndex c = 0; c < n; ++c) {
     const Client& client = cluster.clients[c];
-    auto& threads = out.clients[c].threads;
-    for (auto& name : thread_names(client)) threads.push_back(ThreadTasks{std::move(name), {}, {}, {}});
+    out.clients[c].thread_count = client.threads;
+    if (stateful[c].empty() && standby[c].empty() && warmup[c].empty() && stateless[c].empty()) continue;
+    threads.resize(client.threads);
+    for (auto& th : threads) {
+      th.active.clear();
+      th.standby.clear();
+      th.warmup.clear();
+    }
     ClientPlan plan{cluster, lags, c, threads, {}};
     for (std::uint32_t th = 0; th < client.threads_history.size(); ++th) {
       for (TaskIndex t : client.threads_history[th].previous_active) plan.previous.push_back({t, th});
@@ -143,10 +152,16 @@ ThreadDistribution distribute_over_threads(const Cluster& cluster, const LagMode
     plan.place(stateful[c], Kind::stateful_active);
     plan.place(standby[c], Kind::copy, &warmup[c]);
     plan.place(stateless[c], Kind::stateless_active);
-    for (auto& th : threads) {
+    std::vector<std::string> names;  // only for a client that holds something
+    for (std::uint32_t i = 0; i < threads.size(); ++i) {
+      ThreadTasks& th = threads[i];
+      if (th.load() == 0) continue;
+      if (names.empty()) names = thread_names(client);
       std::sort(th.active.begin(), th.active.end());
       std::sort(th.standby.begin(), th.standby.end());
       std::sort(th.warmup.begin(), th.warmup.end());
+      out.clients[c].threads.push_back(
+          ThreadTasks{names[i], std::move(th.active), std::move(th.standby), std::move(th.warmup), i});
     }
   }
   return out;
@@ -156,7 +171,7 @@ std::size_t thread_load_spread(const ThreadDistribution& distribution) noexcept 
   std::size_t spread = 0;
   for (const auto& client : distribution.clients) {
     if (client.threads.empty()) continue;
-    std::size_t lo = SIZE_MAX, hi = 0;
+    std::size_t lo = client.threads.size() < client.thread_count ? 0 : SIZE_MAX, hi = 0;
     for (const auto& th : client.threads) {
       lo = std::min(lo, th.load());
       hi = std::max(hi, th.load());

@@ -155,6 +155,8 @@ class DocumentBuilder {
     doc_.text_.reserve(text_bytes);
   }
 
+  void mark_json() noexcept { doc_.json_ = true; }
+
   std::uint32_t scalar(std::string_view text, bool quoted, DocMark mark) {
     if (doc_.text_.size() + text.size() > std::numeric_limits<std::uint32_t>::max())
       fail(source_, mark, "the document's text is larger than 4 GiB");
@@ -331,6 +333,7 @@ std::unique_ptr<Document> parse_json_document(std::string_view text, const std::
     auto json = parser.iterate(padded).value();
     auto doc = std::make_unique<Document>();
     DocumentBuilder b(*doc, source, text.size());
+    b.mark_json();
     // Cluster files as tools write them have about 9 bytes per node and half their bytes in scalars.
     b.expect(text.size() / 6 + 64, text.size() / 2 + 64);
     JsonBuilder builder(b, std::string_view(padded.data(), text.size()));
@@ -430,8 +433,122 @@ class YamlEvents final : public YAML::EventHandler {
 
 }  // namespace
 
+namespace {
+
+// What yaml-cpp holds per token it has scanned but not yet handed to the parser (a Token with its
+// mark, value string and parameter vector, in a std::queue), measured on yaml-cpp 0.7: 270 MB for
+// a million-item `[0,0,...]` in a queued place (two tokens an item), 119 MB for 100,000 small maps.
+constexpr std::uint64_t kYamlQueuedTokenBytes = 128;
+
+bool blank(char c) noexcept { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+
+// yaml-cpp keeps every token of a flow collection that may still turn out to be a simple key
+// queued until the collection closes: one that starts a line or a block sequence entry (`{...}`
+// as a whole document, as JSON-minded tools write YAML; `- [...]`), or that follows '[' or ','
+// inside another flow collection. So its memory grows with the collection, long before any node
+// reaches the document's budget (`key: [...]`, block style and JSON do not queue; measured).
+// This linear pass finds those collections, counts their tokens (indicators, and the entry or
+// value token each ',' or ':' brings) and refuses one whose queue would not fit the document's
+// budget, before yaml-cpp runs.
+void refuse_oversized_flow_collections(std::string_view text, const std::string& source) {
+  const std::uint64_t budget =
+      kDocumentBytesPerInputByte * static_cast<std::uint64_t>(text.size()) + kDocumentBaseBytes;
+  const std::uint64_t max_tokens = budget / kYamlQueuedTokenBytes;
+  int depth = 0;         // flow nesting
+  int queued_at = 0;     // depth of the outermost collection being queued, 0 when none is
+  std::uint64_t tokens = 0;
+  DocMark open{};
+  int line = 0;
+  std::size_t line_start = 0;
+  bool node_start = true;  // block context: a line start, or after '- ' or '? ' (not after ': ')
+  char previous = '\n';   // the last character that was not a blank ('\n' at a line's start)
+  auto refuse = [&] {
+    fail(source, open,
+         fmt::format("this flow collection ([...] or {{...}}, more than {} tokens) would need more than {} MiB "
+                     "to parse as YAML, more than the document may use for a {}-byte file (at most {} bytes per byte "
+                     "of text plus {} MiB); write it in block style, or the whole file as JSON (read without this "
+                     "cost)",
+                     tokens, (tokens * kYamlQueuedTokenBytes) >> 20, text.size(), kDocumentBytesPerInputByte,
+                     kDocumentBaseBytes >> 20));
+  };
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (c == '\n') {
+      ++line;
+      line_start = i + 1;
+      previous = '\n';
+      if (depth == 0) node_start = true;
+      continue;
+    }
+    if (c == ' ' || c == '\t' || c == '\r') continue;
+    if (c == '#' && (i == 0 || blank(text[i - 1]))) {  // a comment, to the end of the line
+      while (i + 1 < text.size() && text[i + 1] != '\n') ++i;
+      continue;
+    }
+    const bool token_start = previous == '\n' || previous == '[' || previous == '{' || previous == ',' ||
+                             previous == ':' || previous == '-' || previous == '?';
+    if ((c == '"' || c == '\'') && token_start) {  // a quoted scalar, perhaps over several lines
+      for (++i; i < text.size(); ++i) {
+        if (text[i] == '\n') {
+          ++line;
+          line_start = i + 1;
+        } else if (c == '"' && text[i] == '\\') {
+          ++i;
+        } else if (text[i] == c) {
+          if (c == '\'' && i + 1 < text.size() && text[i + 1] == '\'') ++i;  // '' is a quote inside
+          else break;
+        }
+      }
+      if (queued_at > 0) ++tokens;
+      node_start = false;
+      previous = 'x';
+      continue;
+    }
+    if (depth == 0 && c != '[' && c != '{') {
+      node_start = (c == '-' || c == '?') && node_start && (i + 1 == text.size() || blank(text[i + 1]));
+      previous = c;
+      continue;
+    }
+    switch (c) {
+      case '[':
+      case '{': {
+        const bool queues = depth == 0 ? node_start : (previous == '[' || previous == '{' || previous == ',');
+        ++depth;
+        if (queued_at == 0 && queues) {
+          queued_at = depth;
+          tokens = 0;
+          open = DocMark{line, static_cast<int>(i - line_start)};
+        }
+        ++tokens;
+        break;
+      }
+      case ']':
+      case '}':
+        if (depth == 0) break;  // unbalanced: yaml-cpp explains
+        ++tokens;
+        if (depth-- == queued_at) {
+          if (tokens > max_tokens) refuse();
+          queued_at = 0;
+        }
+        if (depth == 0) node_start = false;
+        break;
+      case ',':
+      case ':':
+        tokens += 2;  // the indicator, and the entry or value token that comes with it
+        break;
+      default:
+        break;
+    }
+    if (queued_at > 0 && tokens > max_tokens) refuse();
+    previous = c;
+  }
+}
+
+}  // namespace
+
 std::unique_ptr<Document> parse_yaml_document(std::string_view text, const std::string& source,
                                               std::string_view what) {
+  refuse_oversized_flow_collections(text, source);
   auto doc = std::make_unique<Document>();
   DocumentBuilder b(*doc, source, text.size());
   try {

@@ -47,6 +47,8 @@ class DocNode {
   std::string_view Scalar() const noexcept;
   // A quoted scalar: a string for sure ("5" is not the integer 5).
   bool IsQuoted() const noexcept;
+  // The document was JSON: an unquoted scalar is then a number or a boolean, never a string.
+  bool FromJson() const noexcept;
   DocMark Mark() const noexcept;
   // Children of a sequence, or key/value pairs of a map.
   std::size_t size() const noexcept;
@@ -107,6 +109,7 @@ class Document {
   std::vector<Rec> nodes_;
   std::vector<std::uint32_t> children_;
   std::string text_;  // every scalar's text, one after the other
+  bool json_ = false;  // read as JSON: an unquoted scalar is a number, a boolean or null, never a string
 };
 
 // ---- the node accessors, inline: the readers call them for every node ---------------------------
@@ -120,6 +123,8 @@ inline std::string_view DocNode::Scalar() const noexcept {
 }
 
 inline bool DocNode::IsQuoted() const noexcept { return doc_ && doc_->nodes_[index_].quoted; }
+
+inline bool DocNode::FromJson() const noexcept { return doc_ && doc_->json_; }
 
 inline DocMark DocNode::Mark() const noexcept { return doc_ ? doc_->nodes_[index_].mark : DocMark{}; }
 

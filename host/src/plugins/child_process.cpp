@@ -23,6 +23,7 @@
 #include <thread>
 
 #include "assignor/host/support/logging.hpp"
+#include "assignor/host/support/standard_output.hpp"
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)
@@ -159,6 +160,7 @@ void set_up_child(pid_t parent, std::uint64_t time_ms) {
   for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGPIPE, SIGTERM, SIGINT, SIGHUP})
     default_signal_handler(sig);  // a crash is a crash: no handler of the host's (or a sanitizer's) runs
   ::dup2(STDERR_FILENO, STDOUT_FILENO);  // whatever the child prints cannot reach the host's output
+  if (const int result = result_output_fd(); result >= 0) ::close(result);  // nor its reserved copy
   rlimit no_core{0, 0};
   ::setrlimit(RLIMIT_CORE, &no_core);
 }
@@ -224,30 +226,54 @@ ChildOutcome run_in_child(const std::function<void(int fd)>& body, const ChildOp
   g_running_group = pid;
   ::close(fds[1]);
 
+  // The answer is complete when the pipe reaches its end, or when the child itself has exited:
+  // a process it started (a daemon) may still hold the pipe's write end open, and waiting for
+  // that would throw a valid answer away at the time limit. The child's exit is watched through a
+  // pidfd where the kernel has them (5.3+), else by polling it every few milliseconds.
+  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
+  auto child_exited = [&] {
+    siginfo_t info{};
+    return ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid;
+  };
   const auto deadline = start + std::chrono::milliseconds(options.time_ms);
   bool timed_out = false;
   bool oversized = false;
   char chunk[1 << 16];
+  auto take = [&](ssize_t n) {
+    out.bytes.insert(out.bytes.end(), chunk, chunk + n);
+    oversized = out.bytes.size() > options.max_bytes;
+    return !oversized;
+  };
   for (;;) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
     if (left <= 0) {
       timed_out = true;
       break;
     }
-    pollfd p{fds[0], POLLIN, 0};
-    const int ready = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
+    pollfd p[2] = {{fds[0], POLLIN, 0}, {pidfd, POLLIN, 0}};
+    const int ready = ::poll(p, pidfd >= 0 ? 2 : 1, static_cast<int>(std::min<long long>(left, pidfd >= 0 ? 1000 : 10)));
     if (ready < 0 && errno == EINTR) continue;
-    if (ready <= 0) continue;  // re-check the deadline
-    const ssize_t n = ::read(fds[0], chunk, sizeof chunk);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;  // EOF: the child closed its end (normally: it exited)
-    out.bytes.insert(out.bytes.end(), chunk, chunk + n);
-    if (out.bytes.size() > options.max_bytes) {
-      oversized = true;
+    if (ready < 0) break;
+    if ((p[0].revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
+      const ssize_t n = ::read(fds[0], chunk, sizeof chunk);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;  // EOF: every holder of the write end closed it (normally: the child exited)
+      if (!take(n)) break;
+      continue;  // read on while there is more
+    }
+    if ((pidfd >= 0 && (p[1].revents & POLLIN) != 0) || (pidfd < 0 && child_exited())) {
+      // The child has ended, so everything it wrote is in the pipe: take what is there, then stop.
+      ::fcntl(fds[0], F_SETFL, ::fcntl(fds[0], F_GETFL) | O_NONBLOCK);
+      for (;;) {
+        const ssize_t n = ::read(fds[0], chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0 || !take(n)) break;
+      }
       break;
     }
   }
   ::close(fds[0]);
+  if (pidfd >= 0) ::close(pidfd);
 
   // Wait for the child to end, still within the deadline, without reaping it yet (WNOWAIT): while
   // it is a zombie its pid, and so its process group, cannot be reused, and killing the group

@@ -4,6 +4,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
@@ -14,6 +15,7 @@
 #include "assignor/errors.hpp"
 #include "assignor/host/plugins/isolation.hpp"
 #include "assignor/host/support/printable.hpp"
+#include "assignor/host/support/standard_output.hpp"
 #include "assignor/host/support/logging.hpp"
 #include "assignor/metrics.hpp"
 #include "assignor/threads.hpp"
@@ -32,6 +34,18 @@ struct Attempt {
   std::string failure;  // why it failed, for people
   std::vector<ValidationError> errors;
 };
+
+// The settings a strategy is given: the configured ones, with num_standby_replicas capped at
+// clients - 1 (no task can have more copies than other clients), so the work a strategy does is
+// bounded by the input, never by a number in the config (1e8 standbys on five clients took a
+// minute and 3.4 GB). Validation and metrics keep the configured number: standby_shortfall still
+// says how many of the standbys asked for could not be placed.
+AssignmentSettings strategy_settings(const AssignmentSettings& configured, const Cluster& cluster) {
+  AssignmentSettings s = configured;
+  const std::size_t others = cluster.client_count() > 0 ? cluster.client_count() - 1 : 0;
+  s.num_standby_replicas = static_cast<std::uint32_t>(std::min<std::size_t>(s.num_standby_replicas, others));
+  return s;
+}
 
 StrategyParams params_for(const Config& config, const std::string& name) {
   auto it = config.strategy_params.find(name);
@@ -66,7 +80,8 @@ Attempt validated(Attempt out, const Cluster& cluster, const AssignmentSettings&
 Attempt attempt_isolated(const PluginRegistry& registry, const Config& config, const Cluster& cluster,
                          const LagModel& lags, const std::string& name) {
   Attempt out;
-  const AssignmentInput input{cluster, config.settings, lags};
+  const AssignmentSettings settings = strategy_settings(config.settings, cluster);
+  const AssignmentInput input{cluster, settings, lags};
   IsolatedRun run = run_isolated(registry, name, params_for(config, name), input, config.strategy_limits);
   if (run.config_error) throw ConfigError(*run.config_error);
   if (!run.ok) {
@@ -97,9 +112,11 @@ extern "C" void strategy_ended_the_process() {
   ::_exit(kExitStrategyFailed);
 }
 
-// For the duration of one in-process strategy call: standard output is reserved for the host's
-// result (whatever the strategy prints, C or C++, goes to stderr), and ending the process is a
-// failure, never a success.
+// For the duration of one in-process strategy call: ending the process is a failure, never a
+// success. Standard output is the host's result's alone: before the first call fd 1 is pointed at
+// standard error for the rest of the process (support/standard_output.hpp), so whatever the
+// strategy prints, C or C++, during the call or from a thread of its that outlives it, goes to
+// stderr, and results are written to the reserved copy of the original standard output.
 class InProcessCall {
  public:
   explicit InProcessCall(const std::string& name) {
@@ -108,26 +125,16 @@ class InProcessCall {
       std::atexit(strategy_ended_the_process);
       std::at_quick_exit(strategy_ended_the_process);
     });
-    std::cout.flush();
-    std::fflush(stdout);
-    saved_stdout_ = ::dup(STDOUT_FILENO);
-    if (saved_stdout_ >= 0) ::dup2(STDERR_FILENO, STDOUT_FILENO);
+    divert_standard_output();
     g_running_strategy = &name;
   }
   ~InProcessCall() {
     g_running_strategy = nullptr;
     std::cout.flush();  // what the strategy buffered goes where it was written: stderr
     std::fflush(stdout);
-    if (saved_stdout_ >= 0) {
-      ::dup2(saved_stdout_, STDOUT_FILENO);
-      ::close(saved_stdout_);
-    }
   }
   InProcessCall(const InProcessCall&) = delete;
   InProcessCall& operator=(const InProcessCall&) = delete;
-
- private:
-  int saved_stdout_ = -1;
 };
 
 bool runs_isolated(const PluginRegistry& registry, const Config& config, const std::string& name) {
@@ -150,7 +157,13 @@ Attempt attempt(const PluginRegistry& registry, const Config& config, const Clus
     out.failure = e.what();
     return out;
   }
-  const AssignmentInput input{cluster, config.settings, lags};
+  // The strategy works on its own copy of the input: one that writes through its const references
+  // (const_cast) changes only that copy, never the cluster the host validates against, computes the
+  // metrics from and hands to the fallback (isolated runs get the same from fork()).
+  const AssignmentSettings settings = strategy_settings(config.settings, cluster);
+  Cluster strategy_cluster = cluster;
+  LagModel strategy_lags = lags;
+  const AssignmentInput input{strategy_cluster, settings, strategy_lags};
   try {
     const InProcessCall call(name);
     const auto start = std::chrono::steady_clock::now();

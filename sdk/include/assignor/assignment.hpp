@@ -39,7 +39,10 @@ enum class Role : std::uint8_t { none, active, standby, warmup };
 
 // A task's roles as flat per-task slots (no per-task allocation): the active client, up to
 // `standbys_per_task` standbys and up to `standbys_per_task + 1` warmups. Keeps per-client counts so
-// that load comparisons are O(1).
+// that load comparisons are O(1). A task has at most one copy per client, so the slots are capped
+// at clients - 1 (standbys_per_task() is the cap, standbys_wanted() what was asked for): a huge
+// num_standby_replicas costs what clients - 1 costs, and the SDK's standby placements count the
+// difference as shortfall.
 class AssignmentDraft {
  public:
   AssignmentDraft(const Cluster& cluster, std::uint32_t standbys_per_task);
@@ -47,6 +50,9 @@ class AssignmentDraft {
   std::size_t task_count() const noexcept { return active_.size(); }
   std::size_t client_count() const noexcept { return threads_.size(); }
   std::uint32_t standbys_per_task() const noexcept { return standbys_per_task_; }
+  std::uint32_t standbys_wanted() const noexcept { return standbys_wanted_; }
+  // Standbys per logged task that cannot exist, whatever the placement: wanted - clients + 1.
+  std::uint32_t standbys_beyond_clients() const noexcept { return standbys_wanted_ - standbys_per_task_; }
 
   ClientIndex active(TaskIndex t) const noexcept { return active_[t]; }
   // Replaces the task's active client (kNoClient to unassign). The client must not hold another
@@ -82,6 +88,7 @@ class AssignmentDraft {
   Assignment finish(bool probing_rebalance) const;
 
  private:
+  std::uint32_t standbys_wanted_;
   std::uint32_t standbys_per_task_;
   std::uint32_t warmups_per_task_;
   std::vector<ClientIndex> active_;

@@ -8,10 +8,16 @@
 // the minimum; extras go to their previous thread if it is at the minimum, else to the least-loaded
 // thread. The per-thread count stays within one across all three kinds.
 //
+// Threads that end up holding nothing are left out (a client with 1,000 threads and one task has
+// one entry), so the distribution, and every output written from it, grows with what is assigned,
+// not with the thread count.
+//
 //   ThreadDistribution d = distribute_over_threads(cluster, lags, assignment);
-//   d.clients[c].threads[i].active  // tasks of thread i of client c
+//   for (const ThreadTasks& th : d.clients[c].threads)  // the threads of client c that hold tasks
+//     th.index, th.name, th.active ...                 // in thread order
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -26,11 +32,15 @@ struct ThreadTasks {
   std::vector<TaskIndex> active;   // in task order
   std::vector<TaskIndex> standby;  // in task order
   std::vector<TaskIndex> warmup;   // in task order
+  std::uint32_t index = 0;  // position among the client's threads (thread_names order)
   std::size_t load() const noexcept { return active.size() + standby.size() + warmup.size(); }
 };
 
 struct ClientThreads {
-  std::vector<ThreadTasks> threads;  // `threads` entries, named ones first (in file order)
+  // The threads that hold at least one task, in thread order (named ones first, in file order,
+  // then t0, t1, ...); a thread that is not listed holds nothing.
+  std::vector<ThreadTasks> threads;
+  std::uint32_t thread_count = 0;  // the client's threads, listed or not
 };
 
 struct ThreadDistribution {
@@ -41,7 +51,7 @@ struct ThreadDistribution {
 ThreadDistribution distribute_over_threads(const Cluster& cluster, const LagModel& lags,
                                            const Assignment& assignment);
 
-// max over clients of (max - min tasks held by one of its threads).
+// max over clients of (max - min tasks held by one of its threads; a thread left out holds 0).
 std::size_t thread_load_spread(const ThreadDistribution& distribution) noexcept;
 
 // The thread names of a client: previous_by_thread's names in file order, then "t0", "t1", ...

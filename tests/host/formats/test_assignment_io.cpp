@@ -326,13 +326,13 @@ TEST_F(AssignmentIoTest, ReadInputErrorsNameTheFile) {
   EXPECT_THAT(error(R"({"assignment": []})"),
               AllOf(HasSubstr("assignment.json"), HasSubstr("assignment.json:1:16: assignment: expected an object of clients, got a list")));
   EXPECT_THAT(error(R"({"strategy": 5, "assignment": {}})"),
-              AllOf(HasSubstr("assignment.json"), HasSubstr("strategy: expected a string, got '5'")));
+              AllOf(HasSubstr("assignment.json"), HasSubstr("strategy: expected a string, got the number 5")));
   EXPECT_THAT(error(R"({"assignment": {}, "extra": 1})"),
               AllOf(HasSubstr("assignment.json"), HasSubstr("unknown key 'extra'")));
   EXPECT_THAT(error(R"({"assignment": {}, "probing_rebalance": {"needed": "yes"}})"),
               AllOf(HasSubstr("assignment.json"), HasSubstr("probing_rebalance.needed: expected a boolean (true or false), got the string \"yes\"")));
   EXPECT_THAT(error(R"({"assignment": {}, "probing_rebalance": true})"),
-              AllOf(HasSubstr("assignment.json"), HasSubstr("probing_rebalance: expected a map, got 'true'")));
+              AllOf(HasSubstr("assignment.json"), HasSubstr("probing_rebalance: expected a map, got the boolean true")));
 }
 
 TEST_F(AssignmentIoTest, ReadInputErrorsInClientEntries) {
@@ -343,7 +343,7 @@ TEST_F(AssignmentIoTest, ReadInputErrorsInClientEntries) {
                                                            "expected an array of task id strings, got the string \"0_0\"")));
   EXPECT_THAT(error(R"({"assignment": {"beta": {"standby": ["0_0", 1]}}})"),
               AllOf(HasSubstr("assignment.json"), HasSubstr("client 'beta': standby: expected an array of task id "
-                                                           "strings, found '1'")));
+                                                           "strings, found the number 1")));
   EXPECT_THAT(error(R"({"assignment": {"beta": {"actives": []}}})"),
               AllOf(HasSubstr("assignment.json"), HasSubstr("client 'beta': unknown key 'actives'; did you mean "
                                                            "'active'?")));

@@ -205,6 +205,31 @@ TEST(HostileYaml, AliasCycleIsRefused) {
   EXPECT_THAT(cluster_error("tasks: &t [*t]\nclients: [{id: c, threads: 1}]\n"), HasSubstr("(a cycle)"));
 }
 
+TEST(HostileYaml, AFlowCollectionYamlCppWouldQueueIsRefusedBeforeParsing) {
+  // `{tasks: [0, 0, ...]}` as a whole document: yaml-cpp would hold every token until the last
+  // '}' (2.7 GB for 20 MB); the same list as a mapping's value is not queued and reaches the
+  // reader, which says what is wrong with it.
+  std::string items;
+  for (int i = 0; i < 1'000'000; ++i) items += i ? ",0" : "0";
+  EXPECT_THAT(cluster_error("# a comment\n{tasks: [" + items + "], clients: [{id: c, threads: 1}]}\n"),
+              AllOf(HasSubstr("c.yaml:2:1: this flow collection"), HasSubstr("would need more than"),
+                    HasSubstr("write it in block style, or the whole file as JSON")));
+  EXPECT_THAT(cluster_error("tasks:\n  - [" + items + "]\n"), HasSubstr("c.yaml:2:5: this flow collection"));
+  EXPECT_THAT(cluster_error("tasks: [[" + items + "]]\n"), HasSubstr("c.yaml:1:9: this flow collection"));
+  EXPECT_THAT(cluster_error("tasks: [" + items + "]\n"), HasSubstr("tasks[0]: expected a map, got '0'"));
+  // Brackets inside quoted scalars and comments are not collections.
+  EXPECT_NO_THROW(parse_cluster("tasks: [{id: \"0_0\"}]  # {[{[\nclients: [{id: '[{', threads: 1}]\n", "c.yaml"));
+}
+
+TEST(HostileYaml, JsonBehindYamlCommentsIsReadAsJson) {
+  // What JSON-minded tools write into a .yaml file: the JSON reader takes it (no token queue), and
+  // every line and column in a message is still the file's own.
+  const std::string json = "{\"tasks\": [{\"id\": \"0_0\"}], \"clients\": [{\"id\": \"c\", \"threads\": 1}]}\n";
+  EXPECT_EQ(parse_cluster("# generated\n---\n" + json + "...\n# end\n", "c.yaml").task_count(), 1u);
+  EXPECT_THAT(cluster_error("# generated\n# by a tool\n{\"tasks\": [{\"id\": 7}], \"clients\": []}\n"),
+              HasSubstr("c.yaml:3:19: tasks[0]: id: expected a string, got the number 7"));
+}
+
 TEST(HostileYaml, ModestAliasesAreFine) {
   const Config config = parse_config(
       "strategy: s\nstrategies:\n  s: &p {alpha: 1, beta: {gamma: 2}}\n  t: *p\n", "config.yaml", "/");
@@ -256,8 +281,9 @@ TEST(ReaderScaling, LongStoreListIsLinear) {
   constexpr int kStores = 100'000;
   std::string stores;
   for (int i = 0; i < kStores; ++i) stores += fmt::format("{}{{name: s{}, logged: false}}", i ? ", " : "", i);
+  // The list in a value position (`stores: [...]`): yaml-cpp does not queue it (HostileYaml below).
   const Cluster cluster =
-      parse_cluster(fmt::format("tasks: [{{id: 0_0, stores: [{}]}}]\nclients: [{{id: c, threads: 1}}]\n", stores),
+      parse_cluster(fmt::format("tasks:\n  - id: 0_0\n    stores: [{}]\nclients: [{{id: c, threads: 1}}]\n", stores),
                     "c.yaml");
   EXPECT_EQ(cluster.tasks[0].stores.size(), static_cast<std::size_t>(kStores));
   const std::string repeated =

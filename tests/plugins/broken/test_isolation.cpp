@@ -4,7 +4,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <signal.h>
 
@@ -19,6 +21,7 @@
 #include "assignor/host/plugins/isolation.hpp"
 #include "assignor/host/plugins/plugin_registry.hpp"
 #include "assignor/host/run/runner.hpp"
+#include "assignor/host/support/standard_output.hpp"
 #include "assignor/validation.hpp"
 #include "cluster_builder.hpp"
 #include "plugin_paths.hpp"
@@ -59,7 +62,7 @@ class Isolation : public ::testing::Test {
     registry_.load_directory(ASSIGNOR_PLUGIN_DIR, assignor::host::PluginOrigin::bundled);
     for (const char* library : {TEST_PLUGIN_STRATEGY_CRASHES, TEST_PLUGIN_STRATEGY_HANGS, TEST_PLUGIN_STRATEGY_HOGS_MEMORY,
                                 TEST_PLUGIN_STRATEGY_PRINTS, TEST_PLUGIN_TRIVIAL_VALID, TEST_PLUGIN_STRATEGY_THROWS,
-                                TEST_PLUGIN_STRATEGY_INVALID, TEST_PLUGIN_FACTORY_BAD_PARAM})
+                                TEST_PLUGIN_STRATEGY_INVALID, TEST_PLUGIN_FACTORY_BAD_PARAM, TEST_PLUGIN_STRATEGY_MISBEHAVES})
       registry_.load(library);
   }
 
@@ -242,18 +245,64 @@ class InProcess : public Isolation {
 };
 
 TEST_F(InProcess, WhatTheStrategyPrintsGoesToStderr) {
+  // The host's results go to a copy of the original standard output, reserved before any strategy
+  // runs (the command does this at start-up).
+  const int results = assignor::host::result_output_fd();
+  ASSERT_GE(results, 3);
+  struct stat original {};
+  ASSERT_EQ(::fstat(STDOUT_FILENO, &original), 0);
   ::testing::internal::CaptureStdout();
   ::testing::internal::CaptureStderr();
   const RunOutcome out = run_assignment(registry_, in_process("test_strategy_prints"), cluster(), "test_strategy_prints");
+  // After the run fd 1 still leads to stderr: a strategy thread that goes on printing can never
+  // reach the result (the command writes it to `results`).
+  std::cout << "printed after the run" << std::flush;
   const std::string stdout_text = ::testing::internal::GetCapturedStdout();
   const std::string stderr_text = ::testing::internal::GetCapturedStderr();
   EXPECT_EQ(out.report.strategy, "test_strategy_prints");
   EXPECT_THAT(stdout_text, Not(HasSubstr("chatty strategy")));
-  EXPECT_THAT(stderr_text, AllOf(HasSubstr("hello from std::cout"), HasSubstr("hello from printf")));
-  // Standard output is the host's again afterwards.
-  ::testing::internal::CaptureStdout();
-  std::cout << "host output" << std::flush;
-  EXPECT_EQ(::testing::internal::GetCapturedStdout(), "host output");
+  EXPECT_THAT(stdout_text, Not(HasSubstr("printed after the run")));
+  EXPECT_THAT(stderr_text, AllOf(HasSubstr("hello from std::cout"), HasSubstr("hello from printf"),
+                                 HasSubstr("printed after the run")));
+  struct stat reserved {};
+  ASSERT_EQ(::fstat(results, &reserved), 0);
+  EXPECT_TRUE(reserved.st_dev == original.st_dev && reserved.st_ino == original.st_ino)
+      << "the reserved descriptor is the original standard output";
+}
+
+TEST_F(InProcess, AStrategyThatWritesItsConstInputChangesOnlyItsOwnCopy) {
+  // It drops every task and gives every client 2^30 threads through const_cast, then answers for
+  // what it sees. The host validates against its own copy: no task has an active (exit 4), never
+  // an empty "valid" assignment or a per-thread split of a billion threads.
+  Config config = in_process("test_strategy_misbehaves");
+  config.strategy_params["test_strategy_misbehaves"] = params_of({{"mode", "writes_input"}});
+  const Cluster input = cluster();
+  const std::string msg =
+      message_of<AssignmentFailed>([&] { run_assignment(registry_, config, input, config.strategy); });
+  EXPECT_THAT(msg, AllOf(HasSubstr("returned an invalid assignment"), HasSubstr("0_0")));
+  EXPECT_EQ(input.task_count(), 5u);
+  EXPECT_EQ(input.clients[0].threads, 1u);
+  // With a fallback, the fallback runs on the real input.
+  config.fallback = "high_availability";
+  const RunOutcome out = run_assignment(registry_, config, input, config.strategy);
+  EXPECT_TRUE(out.used_fallback);
+  EXPECT_EQ(out.report.assignment.actives.size(), 5u);
+  ASSERT_TRUE(out.report.threads.has_value());
+  EXPECT_EQ(out.report.threads->clients[1].thread_count, 2u);
+}
+
+TEST_F(Isolation, AResultIsTakenWhenTheChildEndsWhateverItsDaemonsHold) {
+  // The strategy forks a daemon that leaves the session and sleeps for two minutes holding the
+  // result pipe, then answers at once. The run used to wait for the pipe's end, hit the time
+  // limit and throw the valid answer away; now it ends with the child and kills the daemon.
+  Config config = isolated("test_strategy_misbehaves");
+  config.strategy_params["test_strategy_misbehaves"] = params_of({{"mode", "daemon"}, {"sleep_s", "120"}});
+  const RunOutcome out = run_assignment(registry_, config, cluster(), config.strategy);
+  EXPECT_EQ(out.report.strategy, "test_strategy_misbehaves");
+  EXPECT_EQ(out.report.assignment.actives.size(), 5u);
+  errno = 0;
+  EXPECT_EQ(::waitpid(-1, nullptr, WNOHANG), -1);
+  EXPECT_EQ(errno, ECHILD) << "the daemon was killed and reaped with the run";
 }
 
 TEST_F(InProcess, EndingTheProcessIsAFailureNeverASuccess) {
