@@ -14,9 +14,9 @@ Command add_assign(CLI::App& parent, const Globals& globals) {
   };
   auto o = std::make_shared<Options>();
   auto* app = parent.add_subcommand("assign", "Run a strategy on a cluster file and print the assignment");
-  app->add_option("--config", o->config, "Config file (YAML)")->required()->check(CLI::ExistingFile);
+  app->add_option("--config", o->config, "Config file (YAML)")->required()->check(input_file());
   add_plugin_path_option(app, o->plugin_paths);
-  app->add_option("--cluster", o->cluster, "Cluster file (YAML or JSON)")->required()->check(CLI::ExistingFile);
+  app->add_option("--cluster", o->cluster, "Cluster file (YAML or JSON)")->required()->check(input_file());
   app->add_option("--strategy", o->strategy, "Strategy to run (default: the config's strategy)");
   app->add_option("--output", o->output, "Write the result here instead of stdout");
   app->add_option("--format", o->format, "Output format (default json)")->check(CLI::IsMember({"json", "table"}));

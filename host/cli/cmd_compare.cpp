@@ -53,9 +53,9 @@ Command add_compare(CLI::App& parent, const Globals& globals) {
   auto o = std::make_shared<Options>();
   auto* app = parent.add_subcommand("compare", "Run several strategies on the same clusters and compare quality and speed");
   app->footer(kCompareHelp);
-  app->add_option("--config", o->config, "Config file (YAML): settings and plugin paths")->required()->check(CLI::ExistingFile);
+  app->add_option("--config", o->config, "Config file (YAML): settings and plugin paths")->required()->check(input_file());
   add_plugin_path_option(app, o->plugin_paths);
-  auto* cluster_option = app->add_option("--cluster", o->cluster, "One cluster file (YAML or JSON)")->check(CLI::ExistingFile);
+  auto* cluster_option = app->add_option("--cluster", o->cluster, "One cluster file (YAML or JSON)")->check(input_file());
   auto* scenarios_option = app->add_option("--scenarios", o->scenarios, "A directory of cluster files (*.yaml, *.yml, *.json)")
                         ->check(CLI::ExistingDirectory);
   cluster_option->excludes(scenarios_option);
@@ -74,7 +74,7 @@ Command add_compare(CLI::App& parent, const Globals& globals) {
                        ->expected(0, 1)
                        ->check(CLI::Validator(
                            [](const std::string& path) -> std::string {
-                             return path.empty() ? "" : CLI::ExistingFile(path);
+                             return path.empty() || path == "-" ? "" : CLI::ExistingFile(path);
                            },
                            "[EVENTS]"));
   app->add_option("--restore-rate", o->restore_rate,

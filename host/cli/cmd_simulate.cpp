@@ -64,16 +64,16 @@ Command add_simulate(CLI::App& parent, const Globals& globals) {
   auto o = std::make_shared<Options>();
   auto* app = parent.add_subcommand("simulate", "Simulate rebalances (catch-up, new data, clients joining and leaving) until convergence");
   app->footer(kSimulateHelp);
-  app->add_option("--config", o->config, "Config file (YAML)")->required()->check(CLI::ExistingFile);
+  app->add_option("--config", o->config, "Config file (YAML)")->required()->check(input_file());
   add_plugin_path_option(app, o->plugin_paths);
   app->add_option("--cluster", o->cluster, "Cluster file (YAML or JSON): the state before round 1")
       ->required()
-      ->check(CLI::ExistingFile);
+      ->check(input_file());
   app->add_option("--strategy", o->strategy, "Strategy to run (default: the config's strategy)");
   app->add_option("--max-rounds", o->max_rounds, "Stop after this many rounds (default 100)")
       ->check(CLI::Range(std::uint32_t{1}, std::uint32_t{1000000}));
   app->add_option("--events", o->events, "Events file (YAML): clients joining, leaving, restarting")
-      ->check(CLI::ExistingFile);
+      ->check(input_file());
   const auto offsets = CLI::Validator(
       [](const std::string& text) -> std::string {
         return parse_offsets(text) ? "" : "expected a number of offsets >= 0, got '" + text + "'";

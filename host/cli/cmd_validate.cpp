@@ -19,12 +19,14 @@ Command add_validate(CLI::App& parent, const Globals& globals) {
   };
   auto o = std::make_shared<Options>();
   auto* app = parent.add_subcommand("validate", "Check an assignment JSON against its cluster file");
-  app->add_option("--cluster", o->cluster, "Cluster file")->required()->check(CLI::ExistingFile);
-  app->add_option("--assignment", o->assignment, "Assignment JSON")->required()->check(CLI::ExistingFile);
+  app->add_option("--cluster", o->cluster, "Cluster file")->required()->check(input_file());
+  app->add_option("--assignment", o->assignment, "Assignment JSON")->required()->check(input_file());
   app->add_option("--config", o->config, "Config file (for the settings; Kafka's defaults otherwise)")
-      ->check(CLI::ExistingFile);
+      ->check(input_file());
   app->add_option("--format", o->format, "Output format (default table)")->check(CLI::IsMember({"json", "table"}));
   return {app, [o, &globals] {
+            refuse_overwriting_inputs({}, {{"--cluster", o->cluster}, {"--assignment", o->assignment},
+                                           {"--config", o->config}});
             std::optional<host::Config> config;
             if (!o->config.empty()) config = host::read_config_file(o->config);
             apply_log_level(globals, config ? &*config : nullptr);

@@ -77,6 +77,12 @@ void protect_standard_streams();
 // that `--output` can never overwrite the cluster file it reads. Pairs are (option, path); empty
 // paths and "-" are skipped; an output that does not exist yet is never an input.
 using NamedPaths = std::vector<std::pair<std::string, std::string>>;
+// Refuses an output that is an input, two outputs in one file, and two inputs that both read
+// standard input ("-").
 void refuse_overwriting_inputs(const NamedPaths& outputs, const NamedPaths& inputs);
+
+// The check of an input file option: "-" (standard input) or a file that exists and is not a
+// directory; the message names the path ("--cluster: nope.json: no such file").
+CLI::Validator input_file();
 
 }  // namespace assignor::cli

@@ -9,6 +9,7 @@
 #include <system_error>
 
 #include "assignor/errors.hpp"
+#include "assignor/host/run/runner.hpp"
 #include "assignor/host/support/logging.hpp"
 #include "assignor/host/support/standard_output.hpp"
 #include "commands.hpp"
@@ -41,6 +42,7 @@ void load_plugins(host::PluginRegistry& registry, const host::Config* config,
     if (std::filesystem::is_directory(path, ec)) registry.load_directory(path);
     else registry.load(path);
   }
+  if (config != nullptr) host::check_strategy_sections(registry, *config);
 }
 
 namespace {
@@ -109,7 +111,24 @@ void write_output(const std::string& text, const std::string& path) {
   out.close();
 }
 
+CLI::Validator input_file() {
+  return CLI::Validator(
+      [](std::string& path) -> std::string {
+        if (path == "-") return {};
+        std::error_code ec;
+        if (!std::filesystem::exists(path, ec)) return path + ": no such file";
+        if (std::filesystem::is_directory(path, ec)) return path + ": is a directory, not a file";
+        return {};
+      },
+      "FILE (or - for standard input)");
+}
+
 void refuse_overwriting_inputs(const NamedPaths& outputs, const NamedPaths& inputs) {
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    for (std::size_t j = i + 1; j < inputs.size(); ++j)
+      if (inputs[i].second == "-" && inputs[j].second == "-")
+        throw InputError(fmt::format("{} and {} both read standard input ('-'); give one of them a file",
+                                     inputs[i].first, inputs[j].first));
   auto skip = [](const std::string& path) { return path.empty() || path == "-"; };
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     const auto& [option, path] = outputs[i];

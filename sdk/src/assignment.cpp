@@ -162,6 +162,7 @@ Assignment AssignmentDraft::finish(bool probing_rebalance) const {
     if (warmup_[i] != kNoClient)
       out.warmups.push_back({static_cast<TaskIndex>(i / warmups_per_task_), warmup_[i]});
   for (auto* list : {&out.actives, &out.standbys, &out.warmups}) group_by_client(*list, threads_.size());
+  out.probing_rebalance = out.probing_rebalance || !out.warmups.empty();
   return out;
 }
 

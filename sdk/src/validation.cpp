@@ -21,6 +21,7 @@ std::string_view to_string(ValidationErrorKind kind) noexcept {
     case ValidationErrorKind::warmup_budget_exceeded: return "warmup_budget_exceeded";
     case ValidationErrorKind::thread_assignment: return "thread_assignment";
     case ValidationErrorKind::restoring_active: return "restoring_active";
+    case ValidationErrorKind::warmup_without_probing: return "warmup_without_probing";
   }
   return "unknown";
 }
@@ -147,6 +148,13 @@ std::vector<ValidationError> validate(const Cluster& cluster, const AssignmentSe
                       kNoClient,
                       fmt::format("{} warmups placed, max_warmup_replicas is {}", warmups,
                                   settings.max_warmup_replicas)});
+  }
+  // A warmup is a move in progress: only a probing rebalance lets it take the active over.
+  if (warmups > 0 && !assignment.probing_rebalance) {
+    errors.push_back({ValidationErrorKind::warmup_without_probing, static_cast<TaskIndex>(-1), kNoClient,
+                      fmt::format("{} warmup{} placed but no probing rebalance asked for: the moves they prepare "
+                                  "would never complete",
+                                  warmups, warmups == 1 ? "" : "s")});
   }
   return errors;
 }

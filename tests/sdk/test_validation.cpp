@@ -43,7 +43,18 @@ TEST(Validation, AValidAssignmentHasNoErrors) {
   Assignment a = valid_base();
   a.standbys = {{0, 1}};
   a.warmups = {{0, 2}};
+  a.probing_rebalance = true;
   EXPECT_TRUE(validate(three_kinds(), with_standbys(1), a).empty());
+}
+
+TEST(Validation, WarmupsNeedAProbingRebalance) {
+  // A warmup prepares a move that only a probing rebalance completes: without one it would never
+  // take the active over (and the copy would restore for nothing).
+  Assignment a = valid_base();
+  a.warmups = {{0, 2}};
+  const auto errors = validate(three_kinds(), with_standbys(1), a);
+  ASSERT_EQ(kinds(errors), std::vector{ValidationErrorKind::warmup_without_probing});
+  EXPECT_THAT(errors[0].message, HasSubstr("1 warmup placed but no probing rebalance"));
 }
 
 TEST(Validation, UnknownTask) {
@@ -79,6 +90,7 @@ TEST(Validation, StandbyOfStatelessTask) {
 TEST(Validation, StandbyOrWarmupOfNonLoggedTask) {
   Assignment a = valid_base();
   a.warmups.push_back({1, 0});
+  a.probing_rebalance = true;
   EXPECT_EQ(kinds(validate(three_kinds(), with_standbys(1), a)),
             std::vector{ValidationErrorKind::invalid_standby});
 }
@@ -120,6 +132,7 @@ TEST(Validation, WarmupBudgetExceeded) {
   Assignment a;
   a.actives = {{0, 0}, {1, 0}};
   a.warmups = {{0, 1}, {1, 1}, {0, 2}};
+  a.probing_rebalance = true;
   const auto errors = validate(c, with_standbys(0, 2), a);
   ASSERT_EQ(kinds(errors), std::vector{ValidationErrorKind::warmup_budget_exceeded});
   EXPECT_THAT(errors[0].message, HasSubstr("3 warmups"));

@@ -54,7 +54,7 @@ ParsedAssignment parse_assignment(std::string_view text, const std::string& sour
                                   std::size_t readable);
 
 ParsedAssignment read_assignment_file(const std::filesystem::path& path, const Cluster& cluster) {
-  const std::string source = path.string();
+  const std::string source = detail::source_name(path);
   const std::string text = detail::read_text_file(source, path, "assignment file");
   return parse_assignment(std::string_view(text.data(), text.size()), source, cluster, text.capacity());
 }
@@ -174,6 +174,8 @@ ParsedAssignment parse_assignment(std::string_view text, const std::string& sour
       thread_error(fmt::format("{} thread entries, but the client has {} thread{}", threads.size(), capacity,
                                capacity == 1 ? "" : "s"));
     std::vector<std::string> thread_names;
+    std::vector<std::size_t> thread_loads;  // tasks on each thread, all roles
+    const std::size_t thread_errors_before = out.errors.size();  // balance is judged on a sound split only
     for (auto thread_it = threads.begin(); thread_it != threads.end(); ++thread_it) {
       const std::string thread(thread_it->first.Scalar());
       const std::string thread_place = fmt::format("{}.{}", threads_place, printable(thread));
@@ -181,6 +183,7 @@ ParsedAssignment parse_assignment(std::string_view text, const std::string& sour
       if (thread.empty()) thread_error("a thread has an empty name");
       const auto thread_index = static_cast<std::uint32_t>(thread_names.size());
       thread_names.push_back(thread);
+      thread_loads.push_back(0);
       for (std::size_t role = 0; role < kRoleKeys.size(); ++role) {
         if (!roles.given(role)) continue;
         const std::string& role_name = kRoleKeys[role];
@@ -204,6 +207,7 @@ ParsedAssignment parse_assignment(std::string_view text, const std::string& sour
           }
           seen_client = *client;
           seen_thread = thread_index;
+          ++thread_loads[thread_index];
         }
       }
     }
@@ -212,6 +216,20 @@ ParsedAssignment parse_assignment(std::string_view text, const std::string& sour
         if (const Placement& p = (*lists[role])[i]; on_thread[p.task].first != *client)
           thread_error(fmt::format("task '{}' ({}) is on no thread", to_string(cluster.tasks[p.task].id),
                                    kRoleKeys[role]));
+    // The split is balanced as Kafka balances it: the tasks a thread holds (all roles) within one
+    // of every other thread's, a thread that is not listed holding none.
+    if (out.errors.size() == thread_errors_before && !thread_loads.empty()) {
+      const auto [lo, hi] = std::minmax_element(thread_loads.begin(), thread_loads.end());
+      const bool unlisted = thread_names.size() < capacity;
+      const std::size_t low = unlisted ? 0 : *lo;
+      if (*hi > low + 1)
+        thread_error(fmt::format("thread '{}' holds {} tasks and {} {}: a client's threads must be within one task "
+                                 "of each other",
+                                 printable(thread_names[static_cast<std::size_t>(hi - thread_loads.begin())]), *hi,
+                                 unlisted ? "a thread that is not listed holds" : fmt::format("thread '{}' holds",
+                                     printable(thread_names[static_cast<std::size_t>(lo - thread_loads.begin())])),
+                                 low));
+    }
   }
 
   for (ClientIndex c = 0; c < cluster.client_count(); ++c)

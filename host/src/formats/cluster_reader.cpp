@@ -540,7 +540,7 @@ Cluster parse_cluster(std::string_view text, const std::string& source_name, con
 Cluster read_cluster_file(const std::filesystem::path& path) { return read_cluster_file(path, InputLimits{}); }
 
 Cluster read_cluster_file(const std::filesystem::path& path, const InputLimits& limits) {
-  const std::string source = path.string();
+  const std::string source = detail::source_name(path);
   const std::string text = detail::read_text_file(source, path, "cluster file", limits.max_file_bytes);
   return ClusterParser(source, limits).parse(text, text.capacity());
 }

@@ -104,7 +104,11 @@ class ConfigParser {
     const Fields top(r_, root, "", kTopKeys);
 
     config_.strategy = r_.string(top.require(kStrategy, ""), "strategy");
-    if (top.has(kFallback)) config_.fallback = r_.string(top.value(kFallback), "fallback");
+    config_.places["strategy"] = detail::location(source_, top.value(kStrategy).Mark());
+    if (top.has(kFallback)) {
+      config_.fallback = r_.string(top.value(kFallback), "fallback");
+      config_.places["fallback"] = detail::location(source_, top.value(kFallback).Mark());
+    }
     if (top.has(kPlugins)) parse_plugins(top.value(kPlugins));
     if (top.has(kAssignment)) parse_assignment(top.value(kAssignment));
     if (top.has(kStrategies)) parse_strategies(top.value(kStrategies));
@@ -222,6 +226,7 @@ class ConfigParser {
         flatten(it->second, "", place, values);
       }
       config_.strategy_params.emplace(name, StrategyParams(std::move(values)));
+      config_.places[place] = detail::location(source_, it->first.Mark());
     }
   }
 
@@ -260,7 +265,7 @@ Config parse_config(std::string_view text, const std::string& source_name,
 }
 
 Config read_config_file(const std::filesystem::path& path) {
-  const std::string source = path.string();
+  const std::string source = detail::source_name(path);
   const std::string text = detail::read_text_file(source, path, "config file");
   std::error_code ec;
   std::filesystem::path base = std::filesystem::absolute(path, ec).parent_path();
@@ -268,6 +273,11 @@ Config read_config_file(const std::filesystem::path& path) {
   Config config = parse_config(text, source, base);
   config.source = path;
   return config;
+}
+
+std::string place_prefix(const Config& config, const std::string& key) {
+  const auto it = config.places.find(key);
+  return it == config.places.end() ? std::string() : it->second + ": ";
 }
 
 }  // namespace assignor::host

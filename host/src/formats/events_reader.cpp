@@ -145,7 +145,7 @@ std::vector<SimulationEvent> parse_events(std::string_view text, const std::stri
 }
 
 std::vector<SimulationEvent> read_events_file(const std::filesystem::path& path) {
-  const std::string source = path.string();
+  const std::string source = detail::source_name(path);
   return parse_events(detail::read_text_file(source, path, "events file"), source);
 }
 

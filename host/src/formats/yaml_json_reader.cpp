@@ -56,19 +56,24 @@ std::string describe(const Node& node) {
   return fmt::format("'{}'", text);
 }
 
+std::string source_name(const std::filesystem::path& path) {
+  return path == "-" ? std::string("standard input") : path.string();
+}
+
 std::string read_text_file(const std::string& source, const std::filesystem::path& path, std::string_view what,
                            std::uint64_t max_bytes) {
   std::error_code ec;
-  if (!std::filesystem::exists(path, ec))
+  const bool standard_input = path == "-";
+  if (!standard_input && !std::filesystem::exists(path, ec))
     throw InputError(fmt::format("{}: cannot read {}: no such file", source, what));
-  if (std::filesystem::is_directory(path, ec))
+  if (!standard_input && std::filesystem::is_directory(path, ec))
     throw InputError(fmt::format("{}: cannot read {}: it is a directory", source, what));
   auto too_large = [&](std::string_view size) {
     return InputError(fmt::format("{}: the {} is too large ({} bytes); the limit is {} bytes "
                                   "(limits.max_file_mb in the config)",
                                   source, what, size, max_bytes));
   };
-  if (std::filesystem::is_regular_file(path, ec)) {
+  if (!standard_input && std::filesystem::is_regular_file(path, ec)) {
     const std::uintmax_t size = std::filesystem::file_size(path, ec);
     if (!ec && size > max_bytes) throw too_large(std::to_string(size));
   }
@@ -76,7 +81,9 @@ std::string read_text_file(const std::string& source, const std::filesystem::pat
     return InputError(fmt::format("{}: cannot read {}: {}", source, what,
                                   std::error_code(error, std::generic_category()).message()));
   };
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  // "-" is standard input (a copy of its descriptor, so that closing it here closes nothing else).
+  const int fd = standard_input ? ::fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3)
+                                : ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) throw failed(errno);
   struct Closer {
     int fd;

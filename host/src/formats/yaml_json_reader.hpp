@@ -64,6 +64,10 @@ std::string describe(const Node& node);
 // Reads at most max_bytes + 1 bytes, so a pipe or a device (/dev/zero) cannot make it read forever.
 // A FIFO is opened without waiting for a writer: with none, it reads as an empty file instead of
 // blocking forever (a pipe with a writer, e.g. the shell's <(...), reads as usual).
+// The name messages give a file: its path, or "standard input" for "-".
+std::string source_name(const std::filesystem::path& path);
+
+// "-" reads standard input.
 std::string read_text_file(const std::string& source, const std::filesystem::path& path, std::string_view what,
                            std::uint64_t max_bytes = InputLimits{}.max_file_bytes);
 

@@ -289,6 +289,10 @@ std::pair<std::shared_ptr<boost::dll::shared_library>, const PluginDescriptor*> 
     const char* detail = ::dlerror();
     throw PluginError(fmt::format("{}: cannot load plugin: {}", where, detail != nullptr ? detail : load_error.message()));
   }
+  // Never unloaded while the process runs (as LLVM does with its pass plugins): a thread a
+  // strategy started may still be running its code when the registry goes away at exit, and
+  // unmapping that code under it would crash the host after its result was written.
+  (void)::dlopen(where.c_str(), RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
   if (!library->has(kPluginEntryPoint))
     throw PluginError(fmt::format("{}: not an Assignor plugin: it does not export '{}'", where, kPluginEntryPoint));
   const PluginDescriptor* descriptor = nullptr;

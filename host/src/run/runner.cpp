@@ -83,7 +83,7 @@ Attempt attempt_isolated(const PluginRegistry& registry, const Config& config, c
   const AssignmentSettings settings = strategy_settings(config.settings, cluster);
   const AssignmentInput input{cluster, settings, lags};
   IsolatedRun run = run_isolated(registry, name, params_for(config, name), input, config.strategy_limits);
-  if (run.config_error) throw ConfigError(*run.config_error);
+  if (run.config_error) throw ConfigError(place_prefix(config, "strategies." + name) + *run.config_error);
   if (!run.ok) {
     out.failure = std::move(run.failure);
     return out;
@@ -153,6 +153,8 @@ Attempt attempt(const PluginRegistry& registry, const Config& config, const Clus
   StrategyHandle strategy;
   try {
     strategy = registry.create(name, params_for(config, name));
+  } catch (const ConfigError& e) {  // "strategies.x: unknown strategy parameter 'y'": where it was written
+    throw ConfigError(place_prefix(config, "strategies." + name) + e.what());
   } catch (const StrategyError& e) {
     out.failure = e.what();
     return out;
@@ -201,9 +203,17 @@ RunOutcome run_assignment(const PluginRegistry& registry, const Config& config,
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - lag_start).count();
   for (const auto& w : lags.warnings()) outcome.warnings.push_back(w.message);
 
-  const PluginInfo& info = registry.require(strategy);
+  // A name the config gave that no plugin carries: the message says where the config says it.
+  auto require = [&](const std::string& name, const std::string& key) -> const PluginInfo& {
+    try {
+      return registry.require(name);
+    } catch (const PluginError& e) {
+      throw PluginError(place_prefix(config, key) + key + ": " + e.what());
+    }
+  };
+  const PluginInfo& info = strategy == config.strategy ? require(strategy, "strategy") : registry.require(strategy);
   // A misspelt fallback is a config error now, not a surprise at the moment it is needed.
-  if (config.fallback) (void)registry.require(*config.fallback);
+  if (config.fallback) (void)require(*config.fallback, "fallback");
   std::string chosen = strategy;
   if (!cluster.end_offsets_known && (info.capabilities & kCapabilityHandlesUnknownLags) == 0) {
     chosen = kUnknownLagsStrategy;
@@ -239,6 +249,19 @@ RunOutcome run_assignment(const PluginRegistry& registry, const Config& config,
       compute_metrics(cluster, config.settings, lags, result.assignment, &*outcome.report.threads);
   outcome.report.assignment = std::move(result.assignment);
   return outcome;
+}
+
+void check_strategy_sections(const PluginRegistry& registry, const Config& config) {
+  std::vector<std::string> names;
+  for (const auto& p : registry.plugins()) names.push_back(p.name);
+  for (const auto& [name, params] : config.strategy_params) {
+    if (registry.find(name) != nullptr) continue;
+    std::string message = fmt::format("strategies.{}: no strategy named '{}' is loaded, so these parameters would "
+                                      "never be used",
+                                      printable(name), printable(name));
+    if (const std::string near = nearest(name, names); !near.empty()) message += fmt::format("; did you mean '{}'?", near);
+    throw ConfigError(place_prefix(config, "strategies." + name) + message);
+  }
 }
 
 }  // namespace assignor::host

@@ -85,6 +85,8 @@ class AssignmentDraft {
   std::uint32_t threads(ClientIndex c) const noexcept { return threads_[c]; }
   std::uint32_t warmup_total() const noexcept { return warmup_total_; }
 
+  // The assignment, asking for a probing rebalance when `probing_rebalance` is set or any warmup
+  // was placed (a warmup prepares a move that only a probing rebalance completes).
   Assignment finish(bool probing_rebalance) const;
 
  private:

@@ -35,6 +35,7 @@ enum class ValidationErrorKind : std::uint8_t {
   warmup_budget_exceeded,          // more than max_warmup_replicas warmups in all
   thread_assignment,               // an assignment file's per-thread split does not match the client's tasks
   restoring_active,                // a strategy declaring high availability runs a task that must restore
+  warmup_without_probing,          // warmups placed, but no probing rebalance asked for to complete the moves
 };
 
 std::string_view to_string(ValidationErrorKind kind) noexcept;

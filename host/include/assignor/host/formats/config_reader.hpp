@@ -39,7 +39,14 @@ struct Config {
   InputLimits input_limits;                             // limits.max_* (applied to the cluster file)
   bool allow_unsafe_plugin_permissions = false;         // plugins.allow_unsafe_permissions
   SimulationSettings simulation;                        // simulation.restore_rate, simulation.rebalance_ms
+  // Where the keys that name strategies were written ("strategy", "fallback", "strategies.<name>"
+  // -> "config.yaml:3:11"), for messages about them found later (an unknown strategy, a bad
+  // parameter); absent for a key the config does not have.
+  std::map<std::string, std::string> places;
 };
+
+// "config.yaml:3:11: " for `key` (Config::places), or "" when the config does not say where.
+std::string place_prefix(const Config& config, const std::string& key);
 
 Config read_config_file(const std::filesystem::path& path);
 
