@@ -157,6 +157,20 @@ TEST(PrintableText, EscapesEveryControlCharacter) {
   EXPECT_EQ(printable("caf\xc3\xa9"), "caf\xc3\xa9");  // UTF-8 is kept
 }
 
+TEST(PrintableText, UnicodeControlsAreRefusedAndEscaped) {
+  // C1 controls (U+0085 NEL, U+009B CSI), bidirectional overrides and isolates (U+202E, U+2066),
+  // marks (U+200F) and separators (U+2028): each reorders or breaks what a terminal shows.
+  EXPECT_EQ(printable("a\xc2\x85" "b\xc2\x9b" "c\xe2\x80\xae" "d\xe2\x81\xa6" "e\xe2\x80\x8f" "f\xe2\x80\xa8" "g\xd8\x9c"),
+            "a\\u0085b\\u009bc\\u202ed\\u2066e\\u200ff\\u2028g\\u061c");
+  // Neighbours that are ordinary text are kept: U+00A0, U+2013 (en dash), U+2030 (per mille).
+  EXPECT_EQ(printable("\xc2\xa0\xe2\x80\x93\xe2\x80\xb0"), "\xc2\xa0\xe2\x80\x93\xe2\x80\xb0");
+  EXPECT_EQ(first_control_character("abc\xe2\x80\xae"), 3u);
+  EXPECT_EQ(first_control_character("caf\xc3\xa9 \xe2\x80\x93"), std::string_view::npos);
+  EXPECT_THAT(cluster_error("tasks: [{id: 0_0}]\nclients: [{id: \"evil\xe2\x80\xaegnp.exe\", threads: 1}]\n"),
+              AllOf(HasSubstr("c.yaml:2:16: clients[0]: id: contains a Unicode control character (\\u202e at offset 4"),
+                    ::testing::Not(HasSubstr("\xe2\x80\xae"))));
+}
+
 TEST(TaskIds, OneSpellingPerTask) {
   // "00_01" used to be read as 0_1, with messages naming a task the file never wrote.
   EXPECT_THAT(cluster_error("tasks: [{id: \"00_01\"}]\nclients: [{id: c, threads: 1}]\n"),
