@@ -15,7 +15,13 @@ class FallbackPrior final : public Strategy {
  public:
   explicit FallbackPrior(const StrategyParams& params) { params.reject_unknown({}); }
 
+  // Kafka's client-side assignors see the clients in process-id order (Java's UUID order when the
+  // ids are UUIDs, as in an imported group): the packing runs in that order (kafka_identity.hpp).
   Assignment assign(const AssignmentInput& in) override {
+    return assign_in_kafka_client_order(in, [this](const AssignmentInput& kafka) { return pack(kafka); });
+  }
+
+  Assignment pack(const AssignmentInput& in) {
     const Cluster& cluster = in.cluster;
     AssignmentDraft draft(cluster, in.settings.num_standby_replicas);
     StickyOptions options;

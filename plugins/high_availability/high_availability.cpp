@@ -21,6 +21,7 @@
 //    optimised at Kafka's stateless costs (1, 0).
 // 6. A probing rebalance is requested when any movement was scheduled.
 #include <assignor/balance.hpp>
+#include <assignor/kafka_identity.hpp>
 #include <assignor/log.hpp>
 #include <assignor/plugin.hpp>
 #include <assignor/rack_aware.hpp>
@@ -104,7 +105,13 @@ class HighAvailability final : public Strategy {
  public:
   explicit HighAvailability(const StrategyParams& params) { params.reject_unknown({}); }
 
+  // Kafka's client-side assignors see the clients in process-id order (Java's UUID order when the
+  // ids are UUIDs, as in an imported group): the packing runs in that order (kafka_identity.hpp).
   Assignment assign(const AssignmentInput& in) override {
+    return assign_in_kafka_client_order(in, [this](const AssignmentInput& kafka) { return pack(kafka); });
+  }
+
+  Assignment pack(const AssignmentInput& in) {
     const Cluster& cluster = in.cluster;
     const AssignmentSettings& settings = in.settings;
     AssignmentDraft draft(cluster, settings.num_standby_replicas);
