@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -15,6 +16,8 @@
 
 #include "assignor/host/formats/config_reader.hpp"
 #include "assignor/host/plugins/plugin_registry.hpp"
+#include "assignor/assignment.hpp"
+#include "assignor/model.hpp"
 
 namespace assignor::cli {
 
@@ -35,6 +38,14 @@ Command add_plugins(CLI::App& parent, const Globals& globals);
 Command add_generate(CLI::App& parent, const Globals& globals);
 Command add_compare(CLI::App& parent, const Globals& globals);
 Command add_simulate(CLI::App& parent, const Globals& globals);
+Command add_import(CLI::App& parent, const Globals& globals);
+Command add_replay(CLI::App& parent, const Globals& globals);
+
+// The bundled high_availability (Kafka's own HighAvailabilityTaskAssignor, case for case) as the
+// importer's way to tell warmups from standbys in a logged decision (ImportOptions::replay_kafka);
+// nullopt when it is not loaded or fails.
+std::function<std::optional<Assignment>(const Cluster&, const AssignmentSettings&)> kafka_replayer(
+    const host::PluginRegistry& registry);
 
 // Shared helpers.
 void setup_logging(const std::string& level);

@@ -148,4 +148,19 @@ void refuse_overwriting_inputs(const NamedPaths& outputs, const NamedPaths& inpu
   }
 }
 
+std::function<std::optional<Assignment>(const Cluster&, const AssignmentSettings&)> kafka_replayer(
+    const host::PluginRegistry& registry) {
+  return [&registry](const Cluster& cluster, const AssignmentSettings& settings) -> std::optional<Assignment> {
+    if (registry.find("high_availability") == nullptr) return std::nullopt;
+    host::Config config;
+    config.strategy = "high_availability";
+    config.settings = settings;
+    try {
+      return host::run_assignment(registry, config, cluster, "high_availability").report.assignment;
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+  };
+}
+
 }  // namespace assignor::cli

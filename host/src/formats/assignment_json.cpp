@@ -185,4 +185,60 @@ std::string assignment_json(const Cluster& cluster, const AssignmentReport& repo
 }
 
 
+namespace {
+
+// Per client, sorted: actives and copies (standby and warmup together: Kafka's log prints them as
+// one list, and a copy is a copy wherever it counts).
+struct Holdings {
+  std::vector<std::vector<TaskIndex>> active, copies;
+};
+
+Holdings holdings(const Cluster& cluster, const Assignment& a) {
+  Holdings h;
+  h.active.resize(cluster.client_count());
+  h.copies.resize(cluster.client_count());
+  for (const auto& p : a.actives) h.active[p.client].push_back(p.task);
+  for (const auto* list : {&a.standbys, &a.warmups})
+    for (const auto& p : *list) h.copies[p.client].push_back(p.task);
+  for (auto* side : {&h.active, &h.copies})
+    for (auto& l : *side) std::sort(l.begin(), l.end());
+  return h;
+}
+
+std::string tasks_text(const Cluster& cluster, const std::vector<TaskIndex>& tasks) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < tasks.size(); ++i) out += (i ? " " : "") + to_string(cluster.tasks[tasks[i]].id);
+  return out + "]";
+}
+
+}  // namespace
+
+AssignmentComparison compare_assignments(const Cluster& cluster, const Assignment& kafka, const Assignment& got,
+                                         std::size_t limit) {
+  const Holdings k = holdings(cluster, kafka), g = holdings(cluster, got);
+  AssignmentComparison result;
+  auto& out = result.differences;
+  bool& same = result.same;
+  same = kafka.probing_rebalance == got.probing_rebalance;
+  if (!same)
+    out.push_back(fmt::format("probing rebalance: Kafka {}, this strategy {}", kafka.probing_rebalance ? "yes" : "no",
+                              got.probing_rebalance ? "yes" : "no"));
+  for (ClientIndex c = 0; c < cluster.client_count(); ++c) {
+    if (k.active[c] != g.active[c]) {
+      same = false;
+      if (out.size() < limit)
+        out.push_back(fmt::format("client {}: actives {} (Kafka {})", cluster.clients[c].id,
+                                  tasks_text(cluster, g.active[c]), tasks_text(cluster, k.active[c])));
+    }
+    if (k.copies[c] != g.copies[c]) {
+      same = false;
+      if (out.size() < limit)
+        out.push_back(fmt::format("client {}: standby and warmup copies {} (Kafka {})", cluster.clients[c].id,
+                                  tasks_text(cluster, g.copies[c]), tasks_text(cluster, k.copies[c])));
+    }
+  }
+  return result;
+}
+
+
 }  // namespace assignor::host

@@ -13,17 +13,17 @@
 #include "assignor/host/tools/compare.hpp"
 #include "assignor/host/support/printable.hpp"
 #include "assignor/host/report/report_html.hpp"
+#include "text_table.hpp"
 
 namespace assignor::host {
 
 namespace {
 
+using namespace detail;  // the report tables' shared pieces (text_table.hpp)
+
 using ordered_json = nlohmann::ordered_json;
 
 constexpr std::size_t kListedValidationErrors = 10;
-
-// A ratio or a timing for people: at most 3 decimals, no trailing zeros.
-std::string decimal(double v) { return format_number(v); }
 
 std::string ms_text(double v) { return fmt::format("{:.3f}", v); }
 
@@ -31,48 +31,6 @@ std::string ms_text(double v) { return fmt::format("{:.3f}", v); }
 double nanosecond_ms(double v) { return std::round(v * 1e6) / 1e6; }
 
 // ---- table ----------------------------------------------------------------------------------
-
-// The metrics as the SDK reports them (metrics_to_json: DESIGN 4.5 plus any the SDK adds), so that a
-// new metric shows up in every format without touching this file.
-std::vector<std::string> metric_names() {
-  std::vector<std::string> names;
-  const ordered_json metrics = metrics_to_json(Metrics{});  // named: items() must not outlive it
-  for (const auto& item : metrics.items()) names.push_back(item.key());
-  return names;
-}
-
-// One metric value as text: integers as they are, ratios with at most 3 decimals, null -> `none`.
-std::string metric_text(const ordered_json& v, const char* none) {
-  if (v.is_null()) return none;
-  if (v.is_number_float()) return decimal(v.get<double>());
-  return v.dump();
-}
-
-struct Column {
-  std::string top;
-  std::string bottom;
-  bool right;  // right-aligned (numbers)
-};
-
-// Two-line headers keep the table narrow: "restoring" over "actives".
-Column metric_column(const std::string& name) {
-  static const std::vector<std::pair<std::string, std::pair<const char*, const char*>>> kShort = {
-      {"active_load_spread", {"active", "spread"}},
-      {"total_load_spread", {"total", "spread"}},
-      {"max_subtopology_skew", {"subtopo", "skew"}},
-      {"cross_rack_traffic", {"cross", "rack"}},
-      {"thread_load_spread", {"thread", "spread"}},
-      {"tag_spread_shortfall", {"tag", "shortfall"}},
-      {"weighted_load_spread", {"weighted", "spread"}},
-  };
-  for (const auto& [metric, label] : kShort)
-    if (metric == name) return {label.first, label.second, true};
-  const auto cut = name.rfind('_');
-  if (cut == std::string::npos) return {"", name, true};
-  std::string top = name.substr(0, cut);
-  std::replace(top.begin(), top.end(), '_', ' ');
-  return {top, name.substr(cut + 1), true};
-}
 
 std::vector<Column> table_columns() {
   std::vector<Column> columns{{"", "strategy", false}, {"", "status", false}};
@@ -99,26 +57,6 @@ std::vector<std::string> table_cells(const CompareRow& row, std::size_t n_column
   return cells;
 }
 
-// Rows of a text table, one line each: every column as wide as its widest cell, cells two spaces
-// apart, right-aligned where `right[c]`, no trailing blanks. Header rows are rows like the others.
-std::string aligned_rows(const std::vector<std::vector<std::string>>& rows, const std::vector<bool>& right,
-                         std::string_view indent = "") {
-  std::vector<std::size_t> width(right.size(), 0);
-  for (const auto& r : rows)
-    for (std::size_t c = 0; c < r.size() && c < width.size(); ++c) width[c] = std::max(width[c], r[c].size());
-  std::string out;
-  for (const auto& r : rows) {
-    std::string line(indent);
-    for (std::size_t c = 0; c < r.size() && c < width.size(); ++c) {
-      if (c) line += "  ";
-      line += right[c] ? fmt::format("{:>{}}", r[c], width[c]) : fmt::format("{:<{}}", r[c], width[c]);
-    }
-    while (!line.empty() && line.back() == ' ') line.pop_back();
-    out += line + '\n';
-  }
-  return out;
-}
-
 std::string scenario_heading(const ScenarioComparison& s) {
   std::string text = fmt::format("scenario {}: {} tasks ({} stateful), {} clients, {} threads", s.name, s.tasks,
                                  s.stateful_tasks, s.clients, s.threads);
@@ -128,15 +66,6 @@ std::string scenario_heading(const ScenarioComparison& s) {
 
 // ---- CSV ------------------------------------------------------------------------------------
 
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"') out += '"';
-    out += c;
-  }
-  return out + '"';
-}
 
 std::string failure_text(const CompareRow& row) {
   std::string text = row.error;

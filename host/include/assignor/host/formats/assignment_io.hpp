@@ -55,4 +55,14 @@ ParsedAssignment read_assignment_file(const std::filesystem::path& path, const C
 // The same from text (`source` names it in messages).
 ParsedAssignment parse_assignment(std::string_view text, const std::string& source, const Cluster& cluster);
 
+// Whether `got` places exactly what `kafka` places: the same actives and the same copies (standby
+// and warmup together: Kafka's log prints them as one list) on each client, and the same probing
+// decision; with the first `limit` differences for people.
+struct AssignmentComparison {
+  bool same = true;
+  std::vector<std::string> differences;
+};
+AssignmentComparison compare_assignments(const Cluster& cluster, const Assignment& kafka, const Assignment& got,
+                                         std::size_t limit);
+
 }  // namespace assignor::host

@@ -1,0 +1,131 @@
+// `assignor replay`: every strategy on every rebalance a real group logged, next to Kafka's
+// decision there (DESIGN 4.7).
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+
+#include "assignor/errors.hpp"
+#include "assignor/host/formats/assignment_io.hpp"
+#include "assignor/host/import/importer.hpp"
+#include "assignor/host/report/progress.hpp"
+#include "assignor/host/tools/replay.hpp"
+#include "commands.hpp"
+
+namespace assignor::cli {
+
+namespace {
+
+constexpr const char* kReplayHelp = R"(
+INPUT is a directory written by `assignor import kafka-log` (its index.json), or the log files
+themselves (imported on the way, as `import kafka-log` would; --streams-config as there).
+For every rebalance, in time order, each strategy runs on the group's real state with the
+settings Kafka had then (or --config's), and is scored by the same metrics as Kafka's actual
+decision. The output ends with how often each strategy gave exactly Kafka's decision (the same
+actives, the same standby and warmup copies on each client, the same probing decision), and the
+first differences where it did not. Failed runs are listed; the exit status is 4 if any failed.
+
+Examples:
+  assignor replay app.log --streams-config app.properties
+  assignor replay imported --strategies high_availability,least_movement --report replay.html
+  assignor replay imported --format csv > replay.csv
+)";
+
+}  // namespace
+
+Command add_replay(CLI::App& parent, const Globals& globals) {
+  struct Options {
+    std::vector<std::string> inputs, strategies, plugin_paths;
+    std::string config, format = "table", report, output, streams_config;
+  };
+  auto o = std::make_shared<Options>();
+  auto* app = parent.add_subcommand("replay", "Run strategies on every rebalance a real group logged, beside Kafka's decision");
+  app->footer(kReplayHelp);
+  app->add_option("INPUT", o->inputs, "An import directory (index.json), or Kafka Streams log files")->required();
+  app->add_option("--config", o->config, "Use this config's settings instead of each rebalance's own")->check(input_file());
+  add_plugin_path_option(app, o->plugin_paths);
+  app->add_option("--strategies", o->strategies, "Strategies to replay, comma-separated (default: every loaded plugin)")
+      ->delimiter(',');
+  app->add_option("--format", o->format, "Output format (default table)")->check(CLI::IsMember({"table", "json", "csv"}));
+  app->add_option("--report", o->report, "Also write an HTML report with a timeline to this file");
+  app->add_option("--output", o->output, "Write the result here instead of stdout");
+  app->add_option("--streams-config", o->streams_config,
+                  "When INPUT are logs: the application's Kafka Streams properties file")
+      ->check(input_file());
+  return {app, [o, &globals] {
+            std::optional<host::Config> config;
+            if (!o->config.empty()) config = host::read_config_file(o->config);
+            apply_log_level(globals, config ? &*config : nullptr);
+            NamedPaths inputs;
+            for (const auto& i : o->inputs) inputs.push_back({"INPUT", i});
+            if (!o->config.empty()) inputs.push_back({"--config", o->config});
+            refuse_overwriting_inputs({{"--output", o->output}, {"--report", o->report}}, inputs);
+
+            namespace fs = std::filesystem;
+            std::error_code ec;
+            fs::path dir;
+            std::optional<fs::path> scratch;
+            struct Cleanup {
+              std::optional<fs::path>& path;
+              ~Cleanup() {
+                std::error_code e;
+                if (path) fs::remove_all(*path, e);
+              }
+            } cleanup{scratch};
+            if (o->inputs.size() == 1 && fs::is_directory(o->inputs[0], ec)) {
+              dir = o->inputs[0];
+              if (!o->streams_config.empty())
+                throw InputError("--streams-config applies when INPUT are logs; an import directory carries its settings "
+                                 "(or give --config)");
+            } else {
+              for (const auto& i : o->inputs)
+                if (i != "-" && !fs::is_regular_file(i, ec))
+                  throw InputError(fmt::format("INPUT {}: neither an import directory nor a log file", i));
+              std::string pattern = (fs::temp_directory_path() / "assignor-replay-XXXXXX").string();
+              if (::mkdtemp(pattern.data()) == nullptr) throw InputError("cannot create a temporary directory for the import");
+              scratch = fs::path(pattern);
+              dir = *scratch;
+              host::ImportOptions import;
+              import.logs = o->inputs;
+              import.output_dir = dir;
+              if (!o->streams_config.empty()) import.streams_config = o->streams_config;
+              host::PluginRegistry bundled;
+              load_plugins(bundled, nullptr, {});
+              import.replay_kafka = kafka_replayer(bundled);
+              const host::ImportResult imported = host::import_kafka_logs(import);
+              if (imported.rebalances.empty())
+                throw InputError("no rebalance imported from the logs: no line 'Decided on assignment: ...' could be read");
+            }
+            const auto index = host::read_import_index(dir);
+            if (index.empty()) throw InputError(fmt::format("{}: the import holds no rebalance", dir.string()));
+
+            host::PluginRegistry registry;
+            load_plugins(registry, config ? &*config : nullptr, o->plugin_paths);
+            host::ProgressLine progress(std::cerr, isatty(STDERR_FILENO) != 0);
+            host::ReplayOptions options;
+            options.strategies = o->strategies;
+            options.config = config;
+            options.progress = [&progress](std::size_t done, std::size_t total) {
+              progress.update(fmt::format("replay: rebalance {}/{}", done, total));
+            };
+            const host::Replay result = host::replay_rebalances(registry, dir, index, options);
+            progress.finish();
+            if (o->format == "json") write_output(host::pretty_json(host::replay_json(result)), o->output);
+            else if (o->format == "csv") write_output(host::replay_csv(result), o->output);
+            else write_output(host::replay_table(result), o->output);
+            if (!o->report.empty()) write_output(host::replay_html(result), o->report);
+            std::size_t failed = 0;
+            for (const auto& r : result.rebalances)
+              for (const auto& run : r.runs) failed += run.ok ? 0 : 1;
+            if (failed == 0) return static_cast<int>(kOk);
+            std::cerr << fmt::format("assignor: error: {} strategy run{} failed or returned an invalid assignment (see "
+                                     "the output)\n",
+                                     failed, failed == 1 ? "" : "s");
+            return static_cast<int>(kStrategyFailed);
+          }};
+}
+
+}  // namespace assignor::cli

@@ -1,0 +1,325 @@
+#include "assignor/host/import/importer.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <fstream>
+#include <functional>
+#include <set>
+#include <system_error>
+
+#include "assignor/errors.hpp"
+#include "assignor/host/formats/assignment_io.hpp"
+#include "assignor/host/formats/cluster_writer.hpp"
+#include "assignor/host/import/kafka_log.hpp"
+#include "assignor/host/support/logging.hpp"
+#include "assignor/host/support/printable.hpp"
+#include "assignor/lags.hpp"
+#include "assignor/metrics.hpp"
+#include "log_lines.hpp"
+
+namespace assignor::host {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using ordered_json = nlohmann::ordered_json;
+
+void write_file(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.close();
+  if (!out) throw InputError(fmt::format("{}: cannot write: {}", path.string(), std::strerror(errno)));
+}
+
+std::string config_yaml(const AssignmentSettings& s, const ImportedRebalance& r) {
+  std::string out = fmt::format("# Kafka's settings at {} ({}): {}\n", r.source, r.timestamp, r.settings_from);
+  out += "strategy: high_availability\nassignment:\n";
+  out += fmt::format("  acceptable_recovery_lag: {}\n", s.acceptable_recovery_lag);
+  out += fmt::format("  max_warmup_replicas: {}\n", s.max_warmup_replicas);
+  out += fmt::format("  num_standby_replicas: {}{}\n", s.num_standby_replicas,
+                     r.standbys_inferred ? "  # not given: the copy count of most tasks in Kafka's decision" : "");
+  out += fmt::format("  probing_rebalance_interval_ms: {}\n", s.probing_rebalance_interval_ms);
+  const auto& ra = s.rack_aware;
+  if (ra.strategy != RackAwareStrategy::none || !ra.tags.empty() || ra.traffic_cost || ra.non_overlap_cost) {
+    out += "  rack_aware:\n";
+    out += fmt::format("    strategy: {}\n", ra.strategy == RackAwareStrategy::min_traffic           ? "min_traffic"
+                                             : ra.strategy == RackAwareStrategy::balance_subtopology ? "balance_subtopology"
+                                                                                                     : "none");
+    if (ra.traffic_cost) out += fmt::format("    traffic_cost: {}\n", *ra.traffic_cost);
+    if (ra.non_overlap_cost) out += fmt::format("    non_overlap_cost: {}\n", *ra.non_overlap_cost);
+    if (!ra.tags.empty()) {
+      out += "    tags: [";
+      for (std::size_t i = 0; i < ra.tags.size(); ++i) out += (i ? ", " : "") + ordered_json(ra.tags[i]).dump();
+      out += "]\n";
+    }
+  }
+  return out;
+}
+
+// The settings in force for one file as it is read: the properties file, else the last
+// StreamsConfig dump the file printed, else Kafka's defaults.
+struct SettingsState {
+  StreamsSettings settings;
+  std::string from = "Kafka's defaults";
+  bool fixed = false;  // from --streams-config: dumps do not change it
+};
+
+}  // namespace
+
+ImportResult import_kafka_logs(const ImportOptions& options) {
+  ImportResult result;
+  std::error_code ec;
+  fs::create_directories(options.output_dir, ec);
+  if (!fs::is_directory(options.output_dir, ec))
+    throw InputError(fmt::format("--output-dir {}: cannot create the directory", options.output_dir.string()));
+
+  SettingsState base;
+  if (options.streams_config) {
+    base.settings = read_streams_properties(*options.streams_config);
+    base.from = "--streams-config " + *options.streams_config;
+    base.fixed = true;
+  }
+  struct Pending {
+    ImportedRebalance entry;
+    std::size_t file = 0;
+    std::uint64_t line = 0;
+    std::string part;  // the temporary name its files were written under
+  };
+  std::vector<Pending> pending;
+  std::set<std::pair<std::string, std::size_t>> seen;  // (timestamp, hash of the message)
+  auto warn = [&](const std::string& where, const std::string& what) {
+    const std::string message = fmt::format("{}: {}", where, printable(what));
+    log().warn("{}", message);
+    result.warnings.push_back(message);
+  };
+
+  for (std::size_t f = 0; f < options.logs.size(); ++f) {
+    const std::string& path = options.logs[f];
+    const std::string name = path == "-" ? "standard input" : path;
+    detail::LogLines lines(path, options.max_line_bytes);
+    SettingsState state = base;
+    bool in_dump = false;
+    std::string dump_where;
+    std::string_view line;
+    while (lines.next(line)) {
+      const std::uint64_t number = lines.line_number();
+      if ((number & 0xFFFF) == 0 && options.progress) options.progress(result.bytes + lines.bytes_read(), pending.size());
+      // A StreamsConfig dump: a text layout prints one `\tkey = value` line after its first line.
+      // (A container prefix may come before the tab.)
+      if (in_dump) {
+        if (line.find('\t') != std::string_view::npos && line.find(" = ") != std::string_view::npos &&
+            line.find("Decided on assignment") == std::string_view::npos) {
+          for (const auto& [k, v] : streams_config_entries(line))
+            apply_streams_property(state.settings, k, v, fmt::format("{}:{}", name, number));
+          continue;
+        }
+        in_dump = false;
+      }
+      if (!state.fixed && starts_streams_config_dump(line)) {
+        state.settings = StreamsSettings{};
+        state.from = fmt::format("the log's StreamsConfig dump ({}:{})", name, number);
+        in_dump = true;
+        // A JSON message holds the whole dump on this line.
+        std::string text(line);
+        for (std::size_t at = text.find("\\n"); at != std::string::npos; at = text.find("\\n", at)) text.replace(at, 2, "\n");
+        for (std::size_t at = text.find("\\t"); at != std::string::npos; at = text.find("\\t", at)) text.replace(at, 2, "\t");
+        for (const auto& [k, v] : streams_config_entries(text))
+          apply_streams_property(state.settings, k, v, fmt::format("{}:{}", name, number));
+        continue;
+      }
+      auto found = find_decided_line(line);
+      if (!found) continue;
+      const std::string where = fmt::format("{}:{}", name, number);
+      if (lines.cut()) {
+        warn(where, fmt::format("a Decided line longer than {} bytes, cut there: not imported", options.max_line_bytes));
+        continue;
+      }
+      const ParsedDecided parsed = parse_decided_message(found->message);
+      if (!parsed.rebalance) {
+        warn(where, parsed.problem + "; not imported");
+        continue;
+      }
+      if (!seen.insert({found->timestamp, std::hash<std::string>{}(found->message)}).second) {
+        ++result.duplicates;
+        continue;
+      }
+      if (parsed.rebalance->clients.empty()) {
+        warn(where, "a Decided line with no clients; not imported");
+        continue;
+      }
+      const bool given = std::find(state.settings.given.begin(), state.settings.given.end(), "num.standby.replicas") !=
+                         state.settings.given.end();
+      Reconstructed r;
+      try {
+        r = reconstruct(*parsed.rebalance, state.settings.settings, given);
+      } catch (const std::exception& e) {
+        warn(where, fmt::format("cannot rebuild the group from this line ({}); not imported", e.what()));
+        continue;
+      }
+      AssignmentSettings settings = state.settings.settings;
+      settings.num_standby_replicas = r.num_standby_replicas;
+      std::string told_apart = r.kafka.warmups.empty() && r.kafka.standbys.empty() ? "none" : "by lag";
+      if (options.replay_kafka && !r.kafka.warmups.empty()) {
+        const std::optional<Assignment> again = options.replay_kafka(r.cluster, settings);
+        if (again && compare_assignments(r.cluster, r.kafka, *again, 0).same) {
+          r.kafka = *again;
+          r.warmups_by_lag = 0;
+          told_apart = "by replaying high_availability";
+        }
+      }
+      if (r.kafka.warmups.empty()) told_apart = "none";
+      ImportedRebalance entry;
+      entry.timestamp = found->timestamp;
+      entry.time_ms = found->time_ms;
+      entry.source = where;
+      entry.instance = found->instance;
+      entry.variant = parsed.rebalance->variant;
+      entry.clients = r.cluster.client_count();
+      entry.tasks = r.cluster.task_count();
+      entry.logged_tasks = r.cluster.logged_task_count();
+      entry.actives = r.kafka.actives.size();
+      entry.standbys = r.kafka.standbys.size();
+      entry.warmups = r.kafka.warmups.size();
+      entry.probing = r.kafka.probing_rebalance;
+      entry.settings_from = state.from;
+      entry.standbys_inferred = r.standbys_inferred;
+      entry.num_standby_replicas = r.num_standby_replicas;
+      entry.warmups_by_lag = r.warmups_by_lag;
+      entry.warmups_told_apart = told_apart;
+      entry.notes = r.notes;
+      if (r.standbys_inferred)
+        entry.notes.push_back(fmt::format("num.standby.replicas not given: {} inferred from Kafka's decision (give "
+                                          "--streams-config to be sure)",
+                                          r.num_standby_replicas));
+      for (const auto& note : entry.notes) warn(where, note);
+
+      const std::string part = fmt::format(".part-{:06}", pending.size());
+      write_file(options.output_dir / (part + ".cluster.json"), cluster_to_json(r.cluster));
+      write_file(options.output_dir / (part + ".config.yaml"), config_yaml(settings, entry));
+      AssignmentReport report;
+      report.strategy = "kafka";
+      report.assignment = r.kafka;
+      report.probing_after_ms = settings.probing_rebalance_interval_ms;
+      const LagModel lags(r.cluster, settings);
+      report.metrics = compute_metrics(r.cluster, settings, lags, report.assignment);
+      write_file(options.output_dir / (part + ".kafka.json"), assignment_json(r.cluster, report));
+      pending.push_back({std::move(entry), f, number, part});
+    }
+    result.bytes += lines.bytes_read();
+    result.lines += lines.line_number();
+  }
+
+  // Time order across files (leaders change, instances log to files of their own); lines without a
+  // timestamp keep their place after the ones before them in the same file.
+  std::stable_sort(pending.begin(), pending.end(), [](const Pending& a, const Pending& b) {
+    if (a.entry.time_ms && b.entry.time_ms && *a.entry.time_ms != *b.entry.time_ms)
+      return *a.entry.time_ms < *b.entry.time_ms;
+    if (a.file != b.file) return a.file < b.file;
+    return a.line < b.line;
+  });
+  const int width = std::max<int>(4, static_cast<int>(std::to_string(pending.size()).size()));
+  for (std::size_t i = 0; i < pending.size(); ++i) {
+    Pending& p = pending[i];
+    p.entry.name = fmt::format("rebalance-{:0{}}", i + 1, width);
+    for (const char* kind : {".cluster.json", ".config.yaml", ".kafka.json"}) {
+      fs::rename(options.output_dir / (p.part + kind), options.output_dir / (p.entry.name + kind), ec);
+      if (ec) throw InputError(fmt::format("{}: cannot rename: {}", (options.output_dir / (p.part + kind)).string(), ec.message()));
+    }
+    result.rebalances.push_back(std::move(p.entry));
+  }
+  write_file(options.output_dir / "index.json", import_index_json(result));
+  return result;
+}
+
+std::string import_index_json(const ImportResult& result) {
+  ordered_json rebalances = ordered_json::array();
+  for (const auto& r : result.rebalances) {
+    ordered_json e;
+    e["name"] = r.name;
+    e["timestamp"] = r.timestamp;
+    e["time_ms"] = r.time_ms ? ordered_json(*r.time_ms) : ordered_json(nullptr);
+    e["source"] = r.source;
+    e["instance"] = r.instance;
+    e["kafka_variant"] = r.variant;
+    e["clients"] = r.clients;
+    e["tasks"] = r.tasks;
+    e["logged_tasks"] = r.logged_tasks;
+    e["probing"] = r.probing;
+    e["standbys"] = r.standbys;
+    e["warmups"] = r.warmups;
+    e["settings_from"] = r.settings_from;
+    e["num_standby_replicas"] = r.num_standby_replicas;
+    e["num_standby_replicas_inferred"] = r.standbys_inferred;
+    e["warmups_told_apart"] = r.warmups_told_apart;
+    e["warmups_chosen_by_lag_among_equals"] = r.warmups_by_lag;
+    e["notes"] = r.notes;
+    rebalances.push_back(std::move(e));
+  }
+  ordered_json out;
+  out["version"] = 1;
+  out["kafka_assignor"] = "HighAvailabilityTaskAssignor";
+  out["rebalances"] = std::move(rebalances);
+  out["warnings"] = result.warnings;
+  out["duplicates_skipped"] = result.duplicates;
+  return pretty_json(out);
+}
+
+std::string import_table(const ImportResult& result) {
+  std::size_t name_w = 9, time_w = 9, source_w = 6;
+  for (const auto& r : result.rebalances) {
+    name_w = std::max(name_w, r.name.size());
+    time_w = std::max(time_w, r.timestamp.size());
+    source_w = std::max(source_w, r.source.size());
+  }
+  std::string out = fmt::format("{:<{}}  {:<{}}  {:<{}}  {:>7}  {:>5}  {:>8}  {:>8}  {:>7}  {}\n", "rebalance", name_w,
+                                "timestamp", time_w, "source", source_w, "clients", "tasks", "stateful", "standbys",
+                                "warmups", "probing");
+  for (const auto& r : result.rebalances)
+    out += fmt::format("{:<{}}  {:<{}}  {:<{}}  {:>7}  {:>5}  {:>8}  {:>8}  {:>7}  {}\n", r.name, name_w, r.timestamp,
+                       time_w, printable(r.source), source_w, r.clients, r.tasks, r.logged_tasks, r.standbys, r.warmups,
+                       r.probing ? "yes" : "no");
+  out += fmt::format("{} rebalance{} imported", result.rebalances.size(), result.rebalances.size() == 1 ? "" : "s");
+  if (!result.warnings.empty()) out += fmt::format(", {} warning{}", result.warnings.size(), result.warnings.size() == 1 ? "" : "s");
+  if (result.duplicates > 0) out += fmt::format(", {} duplicate line{} skipped", result.duplicates, result.duplicates == 1 ? "" : "s");
+  out += "\n";
+  return out;
+}
+
+std::vector<ImportedRebalance> read_import_index(const fs::path& dir) {
+  const fs::path path = dir / "index.json";
+  std::ifstream in(path);
+  if (!in) throw InputError(fmt::format("{}: no index.json (write one with 'assignor import kafka-log ... --output-dir {}')",
+                                        dir.string(), dir.string()));
+  std::vector<ImportedRebalance> out;
+  try {
+    const auto doc = nlohmann::json::parse(in);
+    if (doc.value("version", 0) != 1) throw InputError(fmt::format("{}: not an import index (version 1)", path.string()));
+    for (const auto& e : doc.at("rebalances")) {
+      ImportedRebalance r;
+      r.name = e.at("name").get<std::string>();
+      if (r.name.empty() || r.name.find('/') != std::string::npos || r.name.find("..") != std::string::npos)
+        throw InputError(fmt::format("{}: rebalance name '{}' is not a file name", path.string(), printable(r.name)));
+      r.timestamp = e.value("timestamp", "");
+      if (e.contains("time_ms") && e["time_ms"].is_number_integer()) r.time_ms = e["time_ms"].get<std::int64_t>();
+      r.source = e.value("source", "");
+      r.instance = e.value("instance", "");
+      r.variant = e.value("kafka_variant", "");
+      r.clients = e.value("clients", std::size_t{0});
+      r.tasks = e.value("tasks", std::size_t{0});
+      r.logged_tasks = e.value("logged_tasks", std::size_t{0});
+      r.probing = e.value("probing", false);
+      r.standbys = e.value("standbys", std::size_t{0});
+      r.warmups = e.value("warmups", std::size_t{0});
+      r.settings_from = e.value("settings_from", "");
+      out.push_back(std::move(r));
+    }
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(fmt::format("{}: not an import index: {}", path.string(), e.what()));
+  }
+  return out;
+}
+
+}  // namespace assignor::host
