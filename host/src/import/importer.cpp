@@ -102,6 +102,7 @@ ImportResult import_kafka_logs(const ImportOptions& options) {
     detail::LogLines lines(path, options.max_line_bytes);
     SettingsState state = base;
     bool in_dump = false;
+    std::vector<std::pair<TaskId, std::int64_t>> corrupt_ends;
     std::string dump_where;
     std::string_view line;
     while (lines.next(line)) {
@@ -130,8 +131,15 @@ ImportResult import_kafka_logs(const ImportOptions& options) {
           apply_streams_property(state.settings, k, v, fmt::format("{}:{}", name, number));
         continue;
       }
+      if (auto corrupt = corrupt_end_warning(line)) {
+        corrupt_ends.push_back(*corrupt);
+        continue;
+      }
       auto found = find_decided_line(line);
       if (!found) continue;
+      // Kafka's warnings about corrupt state come just before the rebalance's line.
+      const auto warned = std::move(corrupt_ends);
+      corrupt_ends.clear();
       const std::string where = fmt::format("{}:{}", name, number);
       if (lines.cut()) {
         warn(where, fmt::format("a Decided line longer than {} bytes, cut there: not imported", options.max_line_bytes));
@@ -142,7 +150,11 @@ ImportResult import_kafka_logs(const ImportOptions& options) {
         warn(where, parsed.problem + "; not imported");
         continue;
       }
-      if (!seen.insert({found->timestamp, std::hash<std::string>{}(found->message)}).second) {
+      // The same line collected twice (overlapping files, two shippers): one time, one message.
+      const std::string when = found->time_ms ? std::to_string(*found->time_ms) : found->timestamp;
+      const std::string_view message(found->message);
+      const std::size_t end = message.find("followup probing rebalance.");
+      if (!seen.insert({when, std::hash<std::string_view>{}(message.substr(0, end))}).second) {
         ++result.duplicates;
         continue;
       }
@@ -154,7 +166,7 @@ ImportResult import_kafka_logs(const ImportOptions& options) {
                          state.settings.given.end();
       Reconstructed r;
       try {
-        r = reconstruct(*parsed.rebalance, state.settings.settings, given);
+        r = reconstruct(*parsed.rebalance, state.settings.settings, given, warned);
       } catch (const std::exception& e) {
         warn(where, fmt::format("cannot rebuild the group from this line ({}); not imported", e.what()));
         continue;

@@ -346,6 +346,22 @@ std::vector<std::pair<std::string, std::string>> streams_config_entries(std::str
   return out;
 }
 
+std::optional<std::pair<TaskId, std::int64_t>> corrupt_end_warning(std::string_view line) {
+  // "Task 0_3 had endOffsetSum=300 smaller than offsetSum=700 on member <uuid>. This probably ..."
+  const auto at = line.find(" had endOffsetSum=");
+  if (at == std::string_view::npos || line.find(" smaller than offsetSum=", at) == std::string_view::npos)
+    return std::nullopt;
+  const auto task_at = line.rfind("Task ", at);
+  if (task_at == std::string_view::npos) return std::nullopt;
+  const auto id = parse_task_id(line.substr(task_at + 5, at - task_at - 5));
+  const std::size_t value_at = at + std::string_view(" had endOffsetSum=").size();
+  const std::size_t value_end = line.find(' ', value_at);
+  std::int64_t end = 0;
+  if (!id || value_end == std::string_view::npos || !parse_int(line.substr(value_at, value_end - value_at), end))
+    return std::nullopt;
+  return std::pair{*id, end};
+}
+
 ParsedDecided parse_decided_message(std::string_view message) {
   ParsedDecided out;
   const auto start = message.find(kDecided);

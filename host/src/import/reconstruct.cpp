@@ -23,7 +23,8 @@ struct EndOffset {
   bool inconsistent = false;
 };
 
-EndOffset recover_end_offset(const std::vector<std::pair<std::int64_t, std::int64_t>>& lag_and_offset) {
+EndOffset recover_end_offset(const std::vector<std::pair<std::int64_t, std::int64_t>>& lag_and_offset,
+                             std::optional<std::int64_t> warned) {
   EndOffset out;
   std::optional<std::set<std::int64_t>> allowed;
   for (const auto& [lag, offset] : lag_and_offset) {
@@ -44,8 +45,15 @@ EndOffset recover_end_offset(const std::vector<std::pair<std::int64_t, std::int6
     allowed = std::move(both);
   }
   if (!allowed || allowed->empty()) return out;
-  out.value = *allowed->rbegin();  // two left (every client holds state above its lag): the sum as printed
-  out.ambiguous = allowed->size() > 1;
+  if (allowed->size() > 1 && warned && allowed->count(*warned) != 0) {
+    out.value = *warned;  // Kafka said so: a client's state is above the end
+    return out;
+  }
+  // Two left (every client holds state): E = L + o, unless Kafka warned that an offset sum is above
+  // the end (it always does, just before the line); without a warning the other reading is not
+  // what happened.
+  out.value = *allowed->rbegin();
+  out.ambiguous = allowed->size() > 1 && warned.has_value();
   return out;
 }
 
@@ -53,8 +61,10 @@ std::string task_text(TaskId t) { return to_string(t); }
 
 }  // namespace
 
-Reconstructed reconstruct(const LoggedRebalance& logged, const AssignmentSettings& settings, bool settings_given) {
+Reconstructed reconstruct(const LoggedRebalance& logged, const AssignmentSettings& settings, bool settings_given,
+                          const std::vector<std::pair<TaskId, std::int64_t>>& corrupt_ends) {
   Reconstructed out;
+  const std::map<TaskId, std::int64_t> warned(corrupt_ends.begin(), corrupt_ends.end());
   // The group's tasks: every task Kafka assigned (each gets an active), and every one it knows of.
   std::set<TaskId> all, logged_tasks;
   for (const LoggedClient& c : logged.clients) {
@@ -89,7 +99,9 @@ Reconstructed reconstruct(const LoggedRebalance& logged, const AssignmentSetting
     Task task;
     task.id = t;
     if (logged_tasks.count(t) != 0) {
-      const EndOffset end = recover_end_offset(reports[t]);
+      const auto hint = warned.find(t);
+      const EndOffset end =
+          recover_end_offset(reports[t], hint == warned.end() ? std::nullopt : std::optional<std::int64_t>(hint->second));
       std::int64_t e = 0;
       if (end.value) {
         e = *end.value;
@@ -98,9 +110,9 @@ Reconstructed reconstruct(const LoggedRebalance& logged, const AssignmentSetting
                                           "(what most of them allow)",
                                           task_text(t), e));
         if (end.ambiguous)
-          out.notes.push_back(fmt::format("task {}: every client holds state above its lag, so its end-offset sum "
-                                          "may be {} or less; {} kept",
-                                          task_text(t), e, e));
+          out.notes.push_back(fmt::format("task {}: Kafka warned of an offset sum above its end-offset sum, but the "
+                                          "sum it named does not fit the lags; {} kept",
+                                          task_text(t), e));
       } else {
         // Only running (-2) or unknown (-3) reports: any end-offset sum at least the offsets reported
         // gives the same lags.

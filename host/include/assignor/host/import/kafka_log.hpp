@@ -102,6 +102,14 @@ struct Reconstructed {
 };
 // `settings_given`: the standby count comes from the user (properties or the log's dump); else it
 // is inferred from the decision when Kafka's default (0) cannot explain the copies.
-Reconstructed reconstruct(const LoggedRebalance& logged, const AssignmentSettings& settings, bool settings_given);
+// `corrupt_ends`: end-offset sums from Kafka's own warnings before the line ("Task 0_3 had
+// endOffsetSum=E smaller than offsetSum=O on member ..."): the one case where a lag is the whole
+// end-offset sum; without such a warning a client's lag and offset sum add up to it.
+Reconstructed reconstruct(const LoggedRebalance& logged, const AssignmentSettings& settings, bool settings_given,
+                          const std::vector<std::pair<TaskId, std::int64_t>>& corrupt_ends = {});
+
+// Kafka's warning that a client's offset sum is above a task's end-offset sum: (task, end), or
+// nullopt when the line is not one.
+std::optional<std::pair<TaskId, std::int64_t>> corrupt_end_warning(std::string_view line);
 
 }  // namespace assignor::host
