@@ -17,6 +17,7 @@
 #include "assignor/host/support/printable.hpp"
 #include "assignor/lags.hpp"
 #include "assignor/metrics.hpp"
+#include "assignor/validation.hpp"
 #include "log_lines.hpp"
 
 namespace assignor::host {
@@ -173,6 +174,24 @@ ImportResult import_kafka_logs(const ImportOptions& options) {
       }
       AssignmentSettings settings = state.settings.settings;
       settings.num_standby_replicas = r.num_standby_replicas;
+      // Kafka's own decisions are whole: one that is not (a task nobody runs or two clients run, two
+      // roles of a task on one client) comes from a damaged line. Copies beyond the settings only say
+      // the settings are not the application's.
+      std::string damaged, over_budget;  // the first problem of each kind
+      for (const auto& e : validate(r.cluster, settings, r.kafka)) {
+        const bool budget = e.kind == ValidationErrorKind::standby_budget_exceeded ||
+                            e.kind == ValidationErrorKind::warmup_budget_exceeded;
+        std::string& first = budget ? over_budget : damaged;
+        if (first.empty()) first = e.message;
+      }
+      if (!damaged.empty()) {
+        warn(where, fmt::format("Kafka's decision on this line is not a whole assignment ({}); not imported", damaged));
+        continue;
+      }
+      if (!over_budget.empty())
+        r.notes.push_back(fmt::format("Kafka's decision does not fit these settings ({}): are they the "
+                                      "application's? (--streams-config)",
+                                      over_budget));
       std::string told_apart = r.kafka.warmups.empty() && r.kafka.standbys.empty() ? "none" : "by lag";
       if (options.replay_kafka && !r.kafka.warmups.empty()) {
         const std::optional<Assignment> again = options.replay_kafka(r.cluster, settings);
