@@ -1,30 +1,38 @@
 #include "assignor/task_id.hpp"
 
-#include <charconv>
+#include <cstdint>
 
 namespace assignor {
 
 namespace {
 
-// Decimal digits without a sign or leading zeros: one spelling per task, so "00_01" cannot be a
-// second name of 0_1 (and messages always show the id as written).
-bool parse_component(std::string_view text, std::int32_t& out) noexcept {
-  if (text.empty() || text.front() < '0' || text.front() > '9') return false;
-  if (text.size() > 1 && text.front() == '0') return false;
-  const auto* first = text.data();
-  const auto* last = text.data() + text.size();
-  auto [ptr, ec] = std::from_chars(first, last, out);
-  return ec == std::errc{} && ptr == last;
+// Decimal digits without a sign or leading zeros, up to `stop` (or the end): one spelling per task,
+// so "00_01" cannot be a second name of 0_1 (and messages always show the id as written). One pass,
+// no search: the readers and the log importer call it for every task id they meet.
+bool parse_component(std::string_view text, std::size_t& pos, char stop, std::int32_t& out) noexcept {
+  const std::size_t start = pos;
+  std::int64_t value = 0;
+  while (pos < text.size() && text[pos] != stop) {
+    const char c = text[pos];
+    if (c < '0' || c > '9') return false;
+    value = value * 10 + (c - '0');
+    if (value > INT32_MAX) return false;
+    ++pos;
+  }
+  const std::size_t n = pos - start;
+  if (n == 0 || (n > 1 && text[start] == '0')) return false;
+  out = static_cast<std::int32_t>(value);
+  return true;
 }
 
 }  // namespace
 
 std::optional<TaskId> parse_task_id(std::string_view text) noexcept {
-  const auto sep = text.find('_');
-  if (sep == std::string_view::npos) return std::nullopt;
   TaskId id;
-  if (!parse_component(text.substr(0, sep), id.subtopology)) return std::nullopt;
-  if (!parse_component(text.substr(sep + 1), id.partition)) return std::nullopt;
+  std::size_t pos = 0;
+  if (!parse_component(text, pos, '_', id.subtopology) || pos == text.size()) return std::nullopt;
+  ++pos;  // the '_'
+  if (!parse_component(text, pos, '\0', id.partition) || pos != text.size()) return std::nullopt;
   return id;
 }
 

@@ -154,7 +154,7 @@ ImportResult import_kafka_logs(const ImportOptions& options) {
       // The same line collected twice (overlapping files, two shippers): one time, one message.
       const std::string when = found->time_ms ? std::to_string(*found->time_ms) : found->timestamp;
       const std::string_view message(found->message);
-      const std::size_t end = message.find("followup probing rebalance.");
+      const std::size_t end = message.rfind("followup probing rebalance.");
       if (!seen.insert({when, std::hash<std::string_view>{}(message.substr(0, end))}).second) {
         ++result.duplicates;
         continue;

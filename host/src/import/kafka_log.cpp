@@ -22,6 +22,14 @@ constexpr std::string_view kEnd = "followup probing rebalance.";
 
 bool is_digit(char c) noexcept { return c >= '0' && c <= '9'; }
 
+// glibc's memmem (two-way): linear, where string_view::find stops at every occurrence of the
+// needle's first letter, which hex ids are full of.
+std::size_t find_text(std::string_view haystack, std::string_view needle) noexcept {
+  const void* at = ::memmem(haystack.data(), haystack.size(), needle.data(), needle.size());
+  return at == nullptr ? std::string_view::npos
+                       : static_cast<std::size_t>(static_cast<const char*>(at) - haystack.data());
+}
+
 // ---- timestamps ----------------------------------------------------------------------------
 
 // Days since 1970-01-01 of a civil date (Howard Hinnant's algorithm).
@@ -125,7 +133,7 @@ bool decided_from_json(std::string_view text, DecidedLine& out) {
       std::string_view value;
       if (field.value.get(value) != simdjson::SUCCESS) continue;
       const std::string_view key = field.key;
-      if (message.empty() && value.find(kDecided) != std::string_view::npos &&
+      if (message.empty() && find_text(value, kDecided) != std::string_view::npos &&
           (key == "message" || key == "msg" || key == "log" || key == "@message" || key == "MESSAGE" ||
            key == "text" || key == "body"))
         message.assign(value);
@@ -137,7 +145,7 @@ bool decided_from_json(std::string_view text, DecidedLine& out) {
         instance.assign(value);
     }
     if (message.empty()) return false;
-    const auto at = message.find(kDecided);
+    const auto at = find_text(message, kDecided);
     // A message field may hold a whole text line (docker's json-file driver): its own timestamp.
     if (!find_timestamp(std::string_view(message).substr(0, at), out.timestamp, out.time_ms))
       find_timestamp(time, out.timestamp, out.time_ms);
@@ -302,7 +310,7 @@ LoggedClient client_state(Cursor& c, std::string& variant) {
 }  // namespace
 
 std::optional<DecidedLine> find_decided_line(std::string_view line) {
-  const auto at = line.find(kDecided);
+  const auto at = find_text(line, kDecided);
   if (at == std::string_view::npos) return std::nullopt;
   DecidedLine out;
   const std::size_t body = container_prefix(line, out.instance);
@@ -364,13 +372,13 @@ std::optional<std::pair<TaskId, std::int64_t>> corrupt_end_warning(std::string_v
 
 ParsedDecided parse_decided_message(std::string_view message) {
   ParsedDecided out;
-  const auto start = message.find(kDecided);
+  const auto start = find_text(message, kDecided);
   if (start == std::string_view::npos) {
     out.problem = "no 'Decided on assignment: ' in the line";
     return out;
   }
   message.remove_prefix(start + kDecided.size());
-  const auto end = message.find(kEnd);
+  const auto end = message.rfind(kEnd);  // at the end: found at once from there
   if (end == std::string_view::npos) {
     out.problem = "cut: the line ends before 'followup probing rebalance.' (a truncated log line?)";
     return out;
