@@ -91,6 +91,7 @@ ImportResult import_kafka_logs(const ImportOptions& options) {
   };
   std::vector<Pending> pending;
   std::set<std::pair<std::string, std::size_t>> seen;  // (timestamp, hash of the message)
+  std::set<std::uint32_t> inferred_said;
   auto warn = [&](const std::string& where, const std::string& what) {
     const std::string message = fmt::format("{}: {}", where, printable(what));
     log().warn("{}", message);
@@ -221,11 +222,15 @@ ImportResult import_kafka_logs(const ImportOptions& options) {
       entry.warmups_by_lag = r.warmups_by_lag;
       entry.warmups_told_apart = told_apart;
       entry.notes = r.notes;
-      if (r.standbys_inferred)
-        entry.notes.push_back(fmt::format("num.standby.replicas not given: {} inferred from Kafka's decision (give "
-                                          "--streams-config to be sure)",
-                                          r.num_standby_replicas));
       for (const auto& note : entry.notes) warn(where, note);
+      if (r.standbys_inferred) {
+        const std::string note = fmt::format("num.standby.replicas not given: {} inferred from Kafka's decision (give "
+                                             "--streams-config to be sure)",
+                                             r.num_standby_replicas);
+        // Said once per value (every rebalance without the setting infers it), kept in each entry.
+        if (inferred_said.insert(r.num_standby_replicas).second) warn(where, note);
+        entry.notes.push_back(note);
+      }
 
       const std::string part = fmt::format(".part-{:06}", pending.size());
       write_file(options.output_dir / (part + ".cluster.json"), cluster_to_json(r.cluster));
