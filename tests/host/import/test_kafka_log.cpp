@@ -296,5 +296,21 @@ TEST(Reconstruct, WarmupsAreTheCopiesBeyondTheStandbysOnTheClientsFurthestBehind
   EXPECT_TRUE(inferred.kafka.warmups.empty());
 }
 
+TEST(Reconstruct, TaskIdsSpreadFarApartCostNoTable) {
+  // Sub-topologies and partitions up to 65,535 apart: the dense table would be 16 GiB; ids that far
+  // apart go to a hash map, and every task is still found.
+  std::vector<LoggedClient> clients{client(kA, {}, {}, {}, {}), client(kB, {}, {}, {}, {})};
+  for (int i = 0; i < 2000; ++i) {
+    const TaskId t{(i * 37) % 65536, 65535 - (i * 101) % 65536};
+    clients[static_cast<std::size_t>(i % 2)].active.push_back(t);
+    clients[0].lags.emplace_back(t, i % 2 == 0 ? -2 : 10);
+    clients[1].lags.emplace_back(t, i % 2 == 1 ? -2 : 10);
+  }
+  const auto r = reconstruct(group(clients), {}, true);
+  EXPECT_EQ(r.cluster.task_count(), 2000u);
+  EXPECT_EQ(r.kafka.actives.size(), 2000u);
+  for (const auto& task : r.cluster.tasks) EXPECT_EQ(task.end_offset_sum, 10);
+}
+
 }  // namespace
 }  // namespace assignor::host
