@@ -11,7 +11,10 @@
 #include <set>
 
 #include "assignor/errors.hpp"
+#include "../formats/yaml_json_reader.hpp"
+#include "assignor/host/formats/limits.hpp"
 #include "assignor/host/support/printable.hpp"
+#include "assignor/kafka_identity.hpp"
 
 namespace assignor::host {
 
@@ -281,6 +284,14 @@ LoggedClient client_state(Cursor& c, std::string& variant) {
         const auto eq = item.find('=');
         if (eq == std::string_view::npos)
           throw ParseError{fmt::format("garbled: clientTags entry '{}' is not key=value", printable(item))};
+        // What the cluster file can carry: printable UTF-8 within the id length limit.
+        bool readable = eq > 0;  // a tag has a key
+        for (const std::string_view text : {item.substr(0, eq), item.substr(eq + 1)})
+          readable = readable && text.size() <= InputLimits{}.max_id_length &&
+                     detail::invalid_utf8_at(text) == std::string_view::npos &&
+                     first_control_character(text) == std::string_view::npos;
+        if (!readable)
+          throw ParseError{fmt::format("garbled: clientTags entry '{}' (at character {})", printable(item), c.pos())};
         out.tags.emplace_back(item.substr(0, eq), item.substr(eq + 1));
       }
     } else {
@@ -392,8 +403,11 @@ ParsedDecided parse_decided_message(std::string_view message) {
     if (!c.eat("}")) {
       for (;;) {
         const std::string process(c.until("=["));
-        if (process.empty() || process.find_first_of(" ,{}") != std::string::npos || c.at_end())
-          throw ParseError{fmt::format("garbled: expected '<process id>=[' (at character {})", c.pos())};
+        if (c.at_end()) throw ParseError{fmt::format("garbled: expected '<process id>=[' (at character {})", c.pos())};
+        // Kafka keys clients by process id, a UUID (ProcessId prints as one).
+        if (!parse_uuid(process))
+          throw ParseError{fmt::format("garbled: process id '{}' is not a UUID (at character {})", printable(process),
+                                       c.pos())};
         c.eat("=");
         LoggedClient client = client_state(c, r.variant);
         client.process = process;

@@ -155,6 +155,7 @@ TEST(PrintableText, EscapesEveryControlCharacter) {
   EXPECT_EQ(printable("a\nb\tc\rd\x01" "e\x7f\x1b[0m"), "a\\nb\\tc\\rd\\x01e\\x7f\\x1b[0m");
   EXPECT_EQ(printable("line 1\nline 2", /*keep_newlines=*/true), "line 1\nline 2");
   EXPECT_EQ(printable("caf\xc3\xa9"), "caf\xc3\xa9");  // UTF-8 is kept
+  EXPECT_EQ(printable("a\xff" "b\xc3" "c\xe2\x82"), "a\\xffb\\xc3c\\xe2\\x82");  // bytes that are not UTF-8 are not
 }
 
 TEST(PrintableText, UnicodeControlsAreRefusedAndEscaped) {

@@ -107,6 +107,12 @@ TEST(DecidedMessage, WhatCannotBeReadIsSaidNeverGuessed) {
   std::string bad_task = full;
   bad_task.replace(bad_task.find("[0_0, 1_0]"), 10, "[0_0, x_0]");
   EXPECT_THAT(parse_decided_message(bad_task).problem, HasSubstr("garbled: 'x_0' is not a task id"));
+  std::string not_uuid = full;
+  not_uuid.replace(not_uuid.find(kB), std::string(kB).size(), "b\xff\nnot-a-uuid");
+  EXPECT_THAT(parse_decided_message(not_uuid).problem, HasSubstr("garbled: process id 'b\\xff\\nnot-a-uuid' is not a UUID"));
+  std::string bad_tag = full;
+  bad_tag.replace(bad_tag.find("zone=eu-1a"), 10, "zone=eu\x01a");
+  EXPECT_THAT(parse_decided_message(bad_tag).problem, HasSubstr("garbled: clientTags entry"));
   std::string named = full;
   named.replace(named.find("[0_0, 1_0]"), 10, "[0_0, app__1_0]");
   EXPECT_THAT(parse_decided_message(named).problem, HasSubstr("unsupported: task 'app__1_0' belongs to a named topology"));

@@ -13,8 +13,8 @@
 
 namespace assignor::host {
 
-// `text` with every byte below 0x20 and 0x7f escaped, and the Unicode controls above (other
-// UTF-8 is kept). With keep_newlines, '\n' stays: for messages that are several lines by design.
+// `text` with every byte below 0x20 and 0x7f escaped, bytes that are not valid UTF-8 as \xNN, and
+// the Unicode controls above as \uNNNN (other UTF-8 is kept). With keep_newlines, '\n' stays: for messages that are several lines by design.
 std::string printable(std::string_view text, bool keep_newlines = false);
 
 // The byte offset of the first control character in `text` (ASCII or one of the Unicode ones
