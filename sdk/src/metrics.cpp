@@ -70,11 +70,60 @@ Metrics compute_metrics(const Cluster& cluster, const AssignmentSettings& settin
           ++*m.cross_rack_traffic;
     }
   }
+  // The state a copy starts from: its lag (known lags only; running counts as none).
+  auto copy_lag = [&](const Placement& p) -> std::uint64_t {
+    const Lag lag = lags.lag(p.task, p.client);
+    return lag.kind == LagKind::known ? static_cast<std::uint64_t>(lag.offsets) : 0;
+  };
+  auto add_saturating = [](std::uint64_t& sum, std::uint64_t v) {
+    sum = sum > std::numeric_limits<std::uint64_t>::max() - v ? std::numeric_limits<std::uint64_t>::max() : sum + v;
+  };
   for (const auto& p : assignment.standbys) {
     ++total_count[p.client];
     ++standbys_of_task[p.task];
+    if (!cluster.tasks[p.task].has_logged_store) continue;
+    add_saturating(m.copy_restore_offsets, copy_lag(p));
+    const Lag lag = lags.lag(p.task, p.client);
+    if (lag.kind == LagKind::known && !lags.caught_up(p.task, p.client)) ++m.stale_standbys;
   }
-  for (const auto& p : assignment.warmups) ++total_count[p.client];
+  for (const auto& p : assignment.warmups) {
+    ++total_count[p.client];
+    if (cluster.tasks[p.task].has_logged_store) add_saturating(m.copy_restore_offsets, copy_lag(p));
+  }
+
+  // Actives with a logged store per thread.
+  std::vector<std::uint32_t> logged_count(n_clients, 0);
+  std::vector<ClientIndex> active_of(cluster.task_count(), kNoClient);
+  for (const auto& p : assignment.actives) {
+    active_of[p.task] = p.client;
+    if (cluster.tasks[p.task].has_logged_store) ++logged_count[p.client];
+  }
+  m.stateful_load_spread = spread(logged_count, cluster);
+
+  // Standbys beside their active: by tag values (rack_aware.tags), else by rack.
+  const auto& tag_keys = settings.rack_aware.tags;
+  const bool any_rack = std::any_of(cluster.clients.begin(), cluster.clients.end(),
+                                    [](const Client& c) { return c.rack != kNoRack; });
+  if (!tag_keys.empty() || any_rack) {
+    m.colocated_standbys = 0;
+    for (const auto& p : assignment.standbys) {
+      const ClientIndex a = active_of[p.task];
+      if (a == kNoClient) continue;
+      const Client& active = cluster.clients[a];
+      const Client& standby = cluster.clients[p.client];
+      bool together = false;
+      if (!tag_keys.empty()) {
+        together = std::all_of(tag_keys.begin(), tag_keys.end(), [&](const std::string& key) {
+          const auto ta = active.tags.find(key);
+          const auto tb = standby.tags.find(key);
+          return ta != active.tags.end() && tb != standby.tags.end() && ta->second == tb->second;
+        });
+      } else {
+        together = active.rack != kNoRack && active.rack == standby.rack;
+      }
+      if (together) ++*m.colocated_standbys;
+    }
+  }
   m.standbys = assignment.standbys.size();
   m.warmups = assignment.warmups.size();
   for (TaskIndex t = 0; t < cluster.task_count(); ++t)

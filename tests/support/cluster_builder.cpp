@@ -63,7 +63,7 @@ ClusterBuilder& ClusterBuilder::end_offsets_unknown() {
 }
 
 ClusterBuilder& ClusterBuilder::client(const std::string& id, std::uint32_t threads) {
-  clients_.push_back({id, threads, {}, {}, {}, {}});
+  clients_.push_back({id, threads, {}, {}, {}, {}, {}});
   return *this;
 }
 
@@ -87,6 +87,11 @@ ClusterBuilder& ClusterBuilder::rack(const std::string& rack) {
   return *this;
 }
 
+ClusterBuilder& ClusterBuilder::tag(const std::string& key, const std::string& value) {
+  clients_.back().tags[key] = value;
+  return *this;
+}
+
 Cluster ClusterBuilder::build() const {
   Cluster cluster;
   cluster.end_offsets_known = end_offsets_known_;
@@ -103,6 +108,7 @@ Cluster ClusterBuilder::build() const {
     Client c;
     c.id = p.id;
     c.threads = p.threads;
+    c.tags = p.tags;
     if (!p.rack.empty()) {
       auto [it, inserted] = racks.emplace(p.rack, static_cast<RackIndex>(cluster.racks.size()));
       if (inserted) cluster.racks.push_back(p.rack);

@@ -6,6 +6,7 @@
 //                   .build();
 #pragma once
 
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -32,6 +33,7 @@ class ClusterBuilder {
   ClusterBuilder& previous_standby(const std::vector<std::string>& tasks);
   ClusterBuilder& offsets(const std::vector<std::pair<std::string, std::int64_t>>& sums);
   ClusterBuilder& rack(const std::string& rack);
+  ClusterBuilder& tag(const std::string& key, const std::string& value);
 
   Cluster build() const;
 
@@ -40,6 +42,7 @@ class ClusterBuilder {
     std::string id;
     std::uint32_t threads;
     std::string rack;
+    std::map<std::string, std::string> tags;
     std::vector<std::string> previous_active, previous_standby;
     std::vector<std::pair<std::string, std::int64_t>> offsets;
   };

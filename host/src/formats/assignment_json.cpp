@@ -61,6 +61,10 @@ ordered_json metrics_to_json(const Metrics& m) {
   out["restore_offsets"] = m.restore_offsets;
   out["thread_load_spread"] = m.thread_load_spread ? ordered_json(*m.thread_load_spread) : ordered_json(nullptr);
   out["tag_spread_shortfall"] = m.tag_spread_shortfall ? ordered_json(*m.tag_spread_shortfall) : ordered_json(nullptr);
+  out["stateful_load_spread"] = m.stateful_load_spread;
+  out["stale_standbys"] = m.stale_standbys;
+  out["copy_restore_offsets"] = m.copy_restore_offsets;
+  out["colocated_standbys"] = m.colocated_standbys ? ordered_json(*m.colocated_standbys) : ordered_json(nullptr);
   return out;
 }
 

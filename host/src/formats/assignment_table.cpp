@@ -44,6 +44,11 @@ std::vector<std::pair<std::string, std::string>> metric_rows(const Metrics& m) {
       {"restore_offsets", fmt::format("{}", m.restore_offsets)},
       {"thread_load_spread", m.thread_load_spread ? fmt::format("{}", *m.thread_load_spread) : "n/a"},
       {"tag_spread_shortfall", m.tag_spread_shortfall ? fmt::format("{}", *m.tag_spread_shortfall) : "n/a (no tags)"},
+      {"stateful_load_spread", decimal(m.stateful_load_spread)},
+      {"stale_standbys", fmt::format("{}", m.stale_standbys)},
+      {"copy_restore_offsets", fmt::format("{}", m.copy_restore_offsets)},
+      {"colocated_standbys",
+       m.colocated_standbys ? fmt::format("{}", *m.colocated_standbys) : "n/a (no racks or tags)"},
   };
 }
 

@@ -38,6 +38,9 @@ Column metric_column(const std::string& name) {
       {"thread_load_spread", {"thread", "spread"}},
       {"tag_spread_shortfall", {"tag", "shortfall"}},
       {"weighted_load_spread", {"weighted", "spread"}},
+      {"stateful_load_spread", {"stateful", "spread"}},
+      {"copy_restore_offsets", {"copy restore", "offsets"}},
+      {"colocated_standbys", {"colocated", "standbys"}},
   };
   for (const auto& [metric, label] : kShort)
     if (metric == name) return {label.first, label.second, true};

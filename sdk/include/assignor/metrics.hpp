@@ -30,6 +30,19 @@ struct Metrics {
   // lack, summed over tasks and keys (tag_standbys.hpp, tag_spread_shortfall); 0 = spread as far as
   // the tags allow.
   std::optional<std::uint64_t> tag_spread_shortfall;
+  // State-aware figures (DESIGN 4.5): what balance and redundancy cost in restores.
+  // max - min over clients of actives with a logged store per thread: the tasks that restore, the
+  // expensive work (a strategy that balances by parking stateless tasks on newcomers is not
+  // balanced here).
+  double stateful_load_spread = 0;
+  // Standby copies (not warmups) on a client whose lag for the task is above
+  // acceptable_recovery_lag: redundancy that exists on paper only.
+  std::uint64_t stale_standbys = 0;
+  // The sum of the lags of every standby and warmup copy: the restore traffic the assignment starts.
+  std::uint64_t copy_restore_offsets = 0;
+  // With rack_aware.tags: standby copies whose client has all of the active's values for those
+  // keys; else, when clients have racks: standby copies in the active's rack. Unset otherwise.
+  std::optional<std::uint64_t> colocated_standbys;
 };
 
 // `assignment` must be valid (see validate()). thread_load_spread is filled when `threads` (the

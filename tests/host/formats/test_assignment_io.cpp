@@ -139,7 +139,8 @@ TEST_F(AssignmentIoTest, MetricsToJsonHasEveryFieldInOrder) {
             R"({"active_moves":1,"restoring_actives":2,"cold_actives":3,"warmups":1,"standbys":2,)"
             R"("standby_shortfall":1,"active_load_spread":1.5,"total_load_spread":2.25,)"
             R"("weighted_load_spread":3.75,"max_subtopology_skew":4,"cross_rack_traffic":null,"restore_offsets":123456,)"
-            R"("thread_load_spread":null,"tag_spread_shortfall":null})");
+            R"("thread_load_spread":null,"tag_spread_shortfall":null,"stateful_load_spread":0.0,"stale_standbys":0,)"
+            R"("copy_restore_offsets":0,"colocated_standbys":null})");
   m.cross_rack_traffic = 7;
   m.thread_load_spread = 1;
   m.tag_spread_shortfall = 2;
