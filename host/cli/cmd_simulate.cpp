@@ -57,7 +57,7 @@ std::optional<std::int64_t> parse_offsets(const std::string& text) {
 Command add_simulate(CLI::App& parent, const Globals& globals) {
   struct Options {
     std::string config, cluster, strategy, events, catch_up = "full", new_data = "0", report, output, final_state;
-    std::uint32_t max_rounds = 100;
+    std::uint32_t max_rounds = 1000;
     std::optional<std::int64_t> restore_rate, rebalance_ms;
     std::vector<std::string> plugin_paths;
   };
@@ -70,7 +70,7 @@ Command add_simulate(CLI::App& parent, const Globals& globals) {
       ->required()
       ->check(input_file());
   app->add_option("--strategy", o->strategy, "Strategy to run (default: the config's strategy)");
-  app->add_option("--max-rounds", o->max_rounds, "Stop after this many rounds (default 100)")
+  app->add_option("--max-rounds", o->max_rounds, "Stop after this many rounds (default 1000)")
       ->check(CLI::Range(std::uint32_t{1}, std::uint32_t{1000000}));
   app->add_option("--events", o->events, "Events file (YAML): clients joining, leaving, restarting")
       ->check(input_file());

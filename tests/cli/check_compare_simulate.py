@@ -134,6 +134,11 @@ def check_simulate(a, p):
         check(not last["probing_rebalance"]["needed"] and last["balanced"], f"last round {last}")
     if a.not_converged:
         check(not summary["converged"], f"converged: {summary}")
+    if a.stalled_by_state:
+        last = rounds[-1]["metrics"]
+        check(summary["stalled"] and not rounds[-1]["balanced"], f"not stalled unbalanced: {summary}")
+        check(last["active_load_spread"] <= 1 and last["stateful_load_spread"] > 1,
+              f"expected balanced task counts with unbalanced stateful tasks: {last}")
     if a.final_state:
         with open(a.final_state, encoding="utf-8") as f:
             state = json.load(f)
@@ -191,6 +196,8 @@ def main():
     ap.add_argument("--scenarios", type=int)
     ap.add_argument("--converged-within", type=int)
     ap.add_argument("--not-converged", action="store_true")
+    ap.add_argument("--stalled-by-state", action="store_true",
+                    help="stalled, the last round balanced by task count but not by tasks that restore")
     ap.add_argument("--no-restoring", action="store_true")
     ap.add_argument("--final-state")
     ap.add_argument("--file")

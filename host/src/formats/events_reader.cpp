@@ -17,15 +17,16 @@ namespace {
 using namespace detail;  // the readers' shared checks (yaml_json_reader.hpp)
 
 const std::vector<std::string> kTopKeys = {"events"};
-const std::vector<std::string> kEventKeys = {"round", "join", "leave", "restart"};
-enum EventKey : std::size_t { kRound, kJoin, kLeave, kRestart };
+const std::vector<std::string> kEventKeys = {"round", "join", "leave", "restart", "at_ms"};
+enum EventKey : std::size_t { kRound, kJoin, kLeave, kRestart, kAtMs };
 const std::vector<std::string> kJoinKeys = {"id", "threads", "rack", "tags"};
 enum JoinKey : std::size_t { kJoinId, kJoinThreads, kJoinRack, kJoinTags };
 const std::vector<std::string> kLeaveKeys = {"id"};
-const std::vector<std::string> kRestartKeys = {"id", "keep_state"};
-enum RestartKey : std::size_t { kRestartId, kKeepState };
+const std::vector<std::string> kRestartKeys = {"id", "keep_state", "down_ms"};
+enum RestartKey : std::size_t { kRestartId, kKeepState, kDownMs };
 
 constexpr std::int64_t kU32Max = std::numeric_limits<std::uint32_t>::max();
+constexpr std::int64_t kMaxEventMs = std::int64_t{1} << 40;  // ~35 years: sums of times stay exact
 
 class EventsParser {
  public:
@@ -42,16 +43,34 @@ class EventsParser {
     if (!top.has(0)) return events;  // "events:" alone, or no key: nothing happens
     const Node& list = top.value(0);
     r_.expect_list(list, "events");
-    for (std::size_t i = 0; i < list.size(); ++i) events.push_back(event(list[i], fmt::format("events[{}]", i)));
+    bool rounds = false, times = false;
+    for (std::size_t i = 0; i < list.size(); ++i)
+      for (SimulationEvent& e : entry(list[i], fmt::format("events[{}]", i))) {
+        (e.at_ms ? times : rounds) = true;
+        if (rounds && times)
+          r_.fail_at(list[i], fmt::format("events[{}]", i),
+                     "the file mixes events by round and events in time (at_ms): give every event one or the "
+                     "other");
+        events.push_back(std::move(e));
+      }
     return events;
   }
 
  private:
-  SimulationEvent event(const Node& node, const std::string& place) {
+  // One entry of the list: one event, or one per client of a `join` or `leave` list.
+  std::vector<SimulationEvent> entry(const Node& node, const std::string& place) {
     const Fields f(r_, node, place, kEventKeys);
     SimulationEvent e;
     e.where = detail::location(source_, node.Mark());
-    e.round = static_cast<std::uint32_t>(r_.integer_in(f.require(kRound, place), join_place(place, "round"), 1, kU32Max));
+    if (f.given(kRound) == f.given(kAtMs))
+      r_.fail_at(node, place, f.given(kRound) ? "'round' and 'at_ms' in one entry: give one"
+                                              : "expected 'round' (a rebalance number) or 'at_ms' (a time)");
+    if (f.given(kRound)) {
+      e.round = static_cast<std::uint32_t>(r_.integer_in(f.require(kRound, place), join_place(place, "round"), 1, kU32Max));
+    } else {
+      e.round = 0;
+      e.at_ms = r_.integer_in(f.require(kAtMs, place), join_place(place, "at_ms"), 0, kMaxEventMs);
+    }
 
     std::size_t kinds = 0;
     std::size_t kind_key = kRound;
@@ -67,6 +86,24 @@ class EventsParser {
     const Node& value = f.require(kind_key, place);
     const std::string kind_place = join_place(place, kEventKeys[kind_key]);
 
+    // `join: [...]` and `leave: [...]`: several clients at once, one event each, at the same point.
+    if ((kind_key == kJoin || kind_key == kLeave) && value.IsSequence()) {
+      std::vector<SimulationEvent> out;
+      if (value.size() == 0) r_.fail_at(value, kind_place, "an empty list: name at least one client");
+      for (std::size_t i = 0; i < value.size(); ++i) {
+        SimulationEvent one = e;
+        read_kind(one, kind_key, value[i], fmt::format("{}[{}]", kind_place, i));
+        out.push_back(std::move(one));
+      }
+      return out;
+    }
+    read_kind(e, kind_key, value, kind_place);
+    if (e.down_ms && !e.at_ms)
+      r_.fail_at(value, kind_place, "down_ms needs an event placed in time (at_ms instead of round)");
+    return {e};
+  }
+
+  void read_kind(SimulationEvent& e, std::size_t kind_key, const Node& value, const std::string& kind_place) {
     switch (kind_key) {
       case kJoin: {
         e.kind = EventKind::join;
@@ -104,13 +141,13 @@ class EventsParser {
           const Fields rs(r_, value, kind_place, kRestartKeys);
           e.client = r_.string(rs.require(kRestartId, kind_place), join_place(kind_place, "id"));
           if (rs.has(kKeepState)) e.keep_state = r_.boolean(rs.value(kKeepState), join_place(kind_place, "keep_state"));
+          if (rs.has(kDownMs)) e.down_ms = r_.integer_in(rs.value(kDownMs), join_place(kind_place, "down_ms"), 0, kMaxEventMs);
         } else {
           e.client = client_id(value, kind_place);
         }
         break;
       }
     }
-    return e;
   }
 
   std::string client_id(const Node& node, const std::string& place) const {
@@ -125,6 +162,12 @@ class EventsParser {
 
 }  // namespace
 
+namespace {
+std::string format_ms(std::int64_t ms) {
+  return ms % 1000 == 0 ? fmt::format("{} s", ms / 1000) : fmt::format("{} ms", ms);
+}
+}  // namespace
+
 std::string describe(const SimulationEvent& event) {
   switch (event.kind) {
     case EventKind::join: {
@@ -135,6 +178,9 @@ std::string describe(const SimulationEvent& event) {
     case EventKind::leave:
       return fmt::format("{} leaves", event.client);
     case EventKind::restart:
+      if (event.down_ms)
+        return fmt::format("{} restarts, down for {}, {} its state", event.client, format_ms(*event.down_ms),
+                           event.keep_state ? "keeping" : "losing");
       return fmt::format("{} restarts, {} its state", event.client, event.keep_state ? "keeping" : "losing");
   }
   return event.client;

@@ -7,6 +7,7 @@
 #include <initializer_list>
 #include <iterator>
 #include <limits>
+#include <map>
 #include <set>
 #include <span>
 #include <utility>
@@ -66,13 +67,52 @@ std::string some_members(const std::set<std::string>& members) {
   return text;
 }
 
+// What happens in the run, in order: the file's events, a restart with down_ms split into the
+// client leaving and coming back.
+struct Step {
+  SimulationEvent event;
+  enum class Phase : std::uint8_t { once, down, up } phase = Phase::once;
+  std::int64_t at_ms = 0;  // timed runs: when it happens
+};
+
+std::vector<Step> plan_steps(std::vector<SimulationEvent> events) {
+  std::vector<Step> steps;
+  for (auto& e : events) {
+    if (e.kind == EventKind::restart && e.down_ms && e.at_ms) {
+      steps.push_back({e, Step::Phase::down, *e.at_ms});
+      steps.push_back({e, Step::Phase::up, saturating_add(*e.at_ms, *e.down_ms)});
+    } else {
+      steps.push_back({e, Step::Phase::once, e.at_ms.value_or(0)});
+    }
+  }
+  std::stable_sort(steps.begin(), steps.end(), [](const Step& a, const Step& b) {
+    if (a.event.at_ms || b.event.at_ms) return a.at_ms < b.at_ms;
+    return a.event.round < b.event.round;
+  });
+  return steps;
+}
+
+std::string step_text(const Step& s) {
+  switch (s.phase) {
+    case Step::Phase::down: return fmt::format("{} goes down (restart)", s.event.client);
+    case Step::Phase::up:
+      return fmt::format("{} comes back, {} its state", s.event.client, s.event.keep_state ? "keeping" : "losing");
+    case Step::Phase::once: break;
+  }
+  return describe(s.event);
+}
+
 // Checks, before round 1, that every event can apply to the group as it will be by then.
-void check_events(const Cluster& cluster, const std::vector<SimulationEvent>& ordered) {
-  std::set<std::string> members;
+void check_events(const Cluster& cluster, const std::vector<Step>& ordered) {
+  std::set<std::string> members, down;
   for (const auto& c : cluster.clients) members.insert(c.id);
-  for (const auto& e : ordered) {
+  for (const auto& s : ordered) {
+    const SimulationEvent& e = s.event;
     const bool present = members.count(e.client) != 0;
-    const std::string where = fmt::format("{}: round {}: client '{}'", e.where, e.round, e.client);
+    const std::string where = e.at_ms ? fmt::format("{}: at {} ms: client '{}'", e.where, s.at_ms, e.client)
+                                      : fmt::format("{}: round {}: client '{}'", e.where, e.round, e.client);
+    if (down.count(e.client) != 0 && s.phase != Step::Phase::up)
+      throw InputError(where + " is down (restarting) then: an event for it must come after it is back");
     switch (e.kind) {
       case EventKind::join:
         if (present) throw InputError(where + " joins but is already in the group");
@@ -86,9 +126,19 @@ void check_events(const Cluster& cluster, const std::vector<SimulationEvent>& or
         members.erase(e.client);
         break;
       case EventKind::restart:
+        if (s.phase == Step::Phase::up) {
+          down.erase(e.client);
+          members.insert(e.client);
+          break;
+        }
         if (!present)
           throw InputError(fmt::format("{} restarts but is not in the group (members then: {})", where,
                                        some_members(members)));
+        if (s.phase == Step::Phase::down) {
+          if (members.size() == 1) throw InputError(where + " is the last client: the group cannot become empty");
+          members.erase(e.client);
+          down.insert(e.client);
+        }
         break;
     }
   }
@@ -117,25 +167,57 @@ struct ByClient {
   }
 };
 
-// Task-milliseconds the stateful actives of one assignment spend restoring before they process.
-struct RestoringTime {
-  std::int64_t until_next = 0;  // up to the next rebalance
-  std::int64_t in_full = 0;     // until every one of them is restored
+// What one assignment costs while it holds (DESIGN 4.6): the task-milliseconds its stateful
+// actives spend restoring before they process, and its tasks spend with fewer caught-up standbys
+// than they can have, up to the next rebalance and until done; the offsets the copies replay; the
+// copies not caught up when it takes effect.
+struct AssignmentCost {
+  std::int64_t restoring_until_next = 0;
+  std::int64_t restoring_in_full = 0;
+  std::int64_t under_replicated_until_next = 0;
+  std::int64_t under_replicated_in_full = 0;
+  std::uint64_t replayed_offsets = 0;
+  std::uint64_t restoring_copies = 0;
 };
+
+// How copies catch up between two rebalances `gap_ms` apart: by `catch_up` offsets (per round),
+// fully (neither), or in time at `restore_rate` offsets per second.
+struct CatchUp {
+  std::optional<std::int64_t> per_round;
+  std::optional<std::int64_t> rate;
+  std::int64_t gap_ms = 0;
+  std::int64_t acceptable = 0;  // acceptable_recovery_lag: caught up at or below it
+};
+
+// When a copy that starts `lag` behind is caught up (lag <= acceptable), in ms from the start of
+// the interval: 0 when it already is; with a rate, the time to restore the difference; else at the
+// end of the interval when this round's catch-up gets it there, never (INT64_MAX) otherwise.
+std::int64_t caught_up_after(std::int64_t lag, const CatchUp& cu) noexcept {
+  if (lag <= cu.acceptable) return 0;
+  if (cu.rate) return restore_ms(lag - cu.acceptable, *cu.rate);
+  if (!cu.per_round || lag - *cu.per_round <= cu.acceptable) return cu.gap_ms;
+  return kMaxOffset;
+}
 
 // What the group reports after a round: the assignment becomes the history, every task held
 // catches up, tasks no longer run are no longer "running". Linear in the assignment plus the
-// offset sums on record. With a restore rate, also the time actives spent restoring (`gap_ms`:
-// the time until the next rebalance).
-RestoringTime apply_assignment(Cluster& state, const Assignment& assignment,
-                               const std::optional<ThreadDistribution>& threads,
-                               const std::optional<std::int64_t>& catch_up,
-                               const std::optional<std::int64_t>& restore_rate, std::int64_t gap_ms) {
-  RestoringTime restoring;
+// offset sums on record; also what the assignment costs (AssignmentCost).
+AssignmentCost apply_assignment(Cluster& state, const Assignment& assignment,
+                                const std::optional<ThreadDistribution>& threads, const CatchUp& cu,
+                                std::uint32_t standbys_wanted) {
+  AssignmentCost cost;
   const ByClient actives(state.client_count(), {&assignment.actives});
   const ByClient copies(state.client_count(), {&assignment.standbys, &assignment.warmups});
-  auto remaining = [&](std::int64_t lag) {
-    return catch_up ? std::max<std::int64_t>(0, lag - *catch_up) : std::int64_t{0};
+  // Per task: when each of its standbys (not warmups) is caught up, to find when it is fully
+  // replicated. Filled while the offset sums are walked (the lag of a copy is known there).
+  std::vector<std::pair<TaskIndex, ClientIndex>> standby_pairs;
+  standby_pairs.reserve(assignment.standbys.size());
+  for (const auto& p : assignment.standbys) standby_pairs.emplace_back(p.task, p.client);
+  std::sort(standby_pairs.begin(), standby_pairs.end());
+  std::vector<std::vector<std::int64_t>> standby_ready(state.task_count());
+  const auto caught_up_amount = [&](std::int64_t lag) {
+    if (cu.rate) return std::min(lag, saturating_mul(*cu.rate, cu.gap_ms) / 1000);
+    return cu.per_round ? std::min(lag, *cu.per_round) : lag;
   };
   std::vector<OffsetSum> sums;
   for (ClientIndex c = 0; c < state.client_count(); ++c) {
@@ -158,19 +240,28 @@ RestoringTime apply_assignment(Cluster& state, const Assignment& assignment,
       const Task& task = state.tasks[t];
       const std::int64_t end = task.end_offset_sum;
       const std::int64_t lag = on_record ? lag_of(reported, end) : end;
+      const bool held = next_active == t || next_copy == t;
+      if (held && task.has_logged_store) {
+        const std::int64_t done = caught_up_amount(lag);
+        cost.replayed_offsets = saturating_add(cost.replayed_offsets, static_cast<std::uint64_t>(done));
+        if (lag > cu.acceptable) ++cost.restoring_copies;
+      }
       if (next_active == t) {
         ++a;
         if (!task.stateful) continue;  // stateless tasks have nothing to report
-        if (restore_rate && lag > 0) {
-          const std::int64_t ms = restore_ms(lag, *restore_rate);
-          restoring.in_full = saturating_add(restoring.in_full, ms);
-          restoring.until_next = saturating_add(restoring.until_next, std::min(ms, gap_ms));
+        if (cu.rate && lag > 0) {
+          const std::int64_t ms = restore_ms(lag, *cu.rate);
+          cost.restoring_in_full = saturating_add(cost.restoring_in_full, ms);
+          cost.restoring_until_next = saturating_add(cost.restoring_until_next, std::min(ms, cu.gap_ms));
         }
-        const std::int64_t left = remaining(lag);
+        const std::int64_t left = lag - caught_up_amount(lag);
         sums.push_back({t, left == 0 ? kRunningOffsetSum : end - left});
       } else if (next_copy == t) {
         ++s;
-        sums.push_back({t, end - remaining(lag)});
+        if (task.has_logged_store &&
+            std::binary_search(standby_pairs.begin(), standby_pairs.end(), std::pair<TaskIndex, ClientIndex>{t, c}))
+          standby_ready[t].push_back(caught_up_after(lag, cu));
+        sums.push_back({t, end - (lag - caught_up_amount(lag))});
       } else {
         // Not held any more: a task it was running stops at the end offsets of this round.
         sums.push_back({t, reported == kRunningOffsetSum ? end : reported});
@@ -192,7 +283,23 @@ RestoringTime apply_assignment(Cluster& state, const Assignment& assignment,
       }
     }
   }
-  return restoring;
+  // Under-replicated until the target-th standby is caught up (the whole interval, and for good,
+  // when fewer standbys than the target were placed).
+  const std::size_t others = state.client_count() > 0 ? state.client_count() - 1 : 0;
+  const std::size_t target = std::min<std::size_t>(standbys_wanted, others);
+  if (target > 0)
+    for (TaskIndex t = 0; t < state.task_count(); ++t) {
+      if (!state.tasks[t].has_logged_store) continue;
+      auto& ready = standby_ready[t];
+      std::int64_t until = kMaxOffset;
+      if (ready.size() >= target) {
+        std::nth_element(ready.begin(), ready.begin() + static_cast<std::ptrdiff_t>(target - 1), ready.end());
+        until = ready[target - 1];
+      }
+      cost.under_replicated_until_next = saturating_add(cost.under_replicated_until_next, std::min(until, cu.gap_ms));
+      cost.under_replicated_in_full = saturating_add(cost.under_replicated_in_full, until == kMaxOffset ? cu.gap_ms : until);
+    }
+  return cost;
 }
 
 void add_new_data(Cluster& state, std::int64_t new_data) {
@@ -203,11 +310,20 @@ void add_new_data(Cluster& state, std::int64_t new_data) {
 }
 
 // `end_before` holds each task's end-offset sum before this round's new data: a restarted client
-// that was running a task checkpointed it there.
-void apply_event(Cluster& state, const SimulationEvent& e, const std::vector<std::int64_t>& end_before) {
+// that was running a task checkpointed it there. `away` holds the clients down for a restart.
+void apply_step(Cluster& state, const Step& step, const std::vector<std::int64_t>& end_before,
+                std::map<std::string, Client>& away) {
+  const SimulationEvent& e = step.event;
   auto it = std::lower_bound(state.clients.begin(), state.clients.end(), e.client,
                              [](const Client& c, const std::string& id) { return c.id < id; });
   const bool present = it != state.clients.end() && it->id == e.client;
+  auto checkpoint = [&](Client& c) {  // what a stopped client has on disk: running tasks at their end
+    c.previous_active.clear();
+    c.previous_standby.clear();
+    c.threads_history.clear();
+    for (auto& sum : c.offset_sums)
+      if (sum.sum == kRunningOffsetSum) sum.sum = end_before[sum.task];
+  };
   switch (e.kind) {
     case EventKind::join: {
       if (present) throw InputError(fmt::format("{}: client '{}' joins but is already in the group", e.where, e.client));
@@ -228,16 +344,24 @@ void apply_event(Cluster& state, const SimulationEvent& e, const std::vector<std
       state.clients.erase(it);
       return;
     case EventKind::restart:
-      if (!present) throw InputError(fmt::format("{}: client '{}' restarts but is not in the group", e.where, e.client));
-      it->previous_active.clear();
-      it->previous_standby.clear();
-      it->threads_history.clear();
-      if (!e.keep_state) {
-        it->offset_sums.clear();
+      if (step.phase == Step::Phase::up) {
+        auto stashed = away.find(e.client);
+        if (present || stashed == away.end())
+          throw InputError(fmt::format("{}: client '{}' cannot come back: it is not down", e.where, e.client));
+        Client back = std::move(stashed->second);
+        away.erase(stashed);
+        if (!e.keep_state) back.offset_sums.clear();
+        state.clients.insert(it, std::move(back));
         return;
       }
-      for (auto& sum : it->offset_sums)
-        if (sum.sum == kRunningOffsetSum) sum.sum = end_before[sum.task];
+      if (!present) throw InputError(fmt::format("{}: client '{}' restarts but is not in the group", e.where, e.client));
+      checkpoint(*it);
+      if (step.phase == Step::Phase::down) {
+        away.emplace(e.client, std::move(*it));
+        state.clients.erase(it);
+        return;
+      }
+      if (!e.keep_state) it->offset_sums.clear();
       return;
   }
 }
@@ -246,8 +370,12 @@ void apply_event(Cluster& state, const SimulationEvent& e, const std::vector<std
 
 bool is_balanced(const Metrics& metrics) noexcept {
   constexpr double kEpsilon = 1e-9;  // spreads are differences of ratios
-  return metrics.active_load_spread <= 1 + kEpsilon &&
-         (!metrics.thread_load_spread || *metrics.thread_load_spread <= 1);
+  return metrics.active_load_spread <= 1 + kEpsilon && metrics.stateful_load_spread <= 1 + kEpsilon &&
+         (!metrics.thread_load_spread || *metrics.thread_load_spread <= 1) && metrics.restoring_actives == 0;
+}
+
+bool is_converged(const Metrics& metrics, bool probing_rebalance) noexcept {
+  return is_balanced(metrics) && !probing_rebalance && metrics.stale_standbys == 0;
 }
 
 SimulationResult simulate(const PluginRegistry& registry, const Config& config, Cluster state,
@@ -265,21 +393,22 @@ SimulationResult simulate(const PluginRegistry& registry, const Config& config, 
   const std::string strategy = options.strategy.empty() ? config.strategy : options.strategy;
   (void)registry.require(strategy);
 
-  std::vector<SimulationEvent> events = options.events;
-  std::stable_sort(events.begin(), events.end(),
-                   [](const SimulationEvent& a, const SimulationEvent& b) { return a.round < b.round; });
-  check_events(state, events);
-  for (const auto& e : events)
-    if (e.round > options.max_rounds)
-      log().warn("{}: round {} is after the last round ({}): '{}' never happens", e.where, e.round,
-                 options.max_rounds, describe(e));
+  const std::vector<Step> steps = plan_steps(options.events);
+  const bool timed = std::any_of(steps.begin(), steps.end(), [](const Step& st) { return st.event.at_ms.has_value(); });
+  check_events(state, steps);
+  if (!timed)
+    for (const auto& st : steps)
+      if (st.event.round > options.max_rounds)
+        log().warn("{}: round {} is after the last round ({}): '{}' never happens", st.event.where, st.event.round,
+                   options.max_rounds, describe(st.event));
 
   SimulationResult result;
   SimulationSummary& summary = result.summary;
   summary.strategy = strategy;
-  std::size_t next_event = 0;
+  std::size_t next = 0;  // the next step
   std::optional<Assignment> previous;  // the previous round's assignment, when the group did not change since
   std::vector<std::int64_t> end_before;
+  std::map<std::string, Client> away;  // clients down for a restart
   std::int64_t now_ms = 0;  // round 1's rebalance starts at 0
   if (options.restore_rate) summary.restoring_task_ms = 0;
 
@@ -317,52 +446,79 @@ SimulationResult simulate(const PluginRegistry& registry, const Config& config, 
 
     const bool unchanged = previous && *previous == report.assignment;
 
-    // The group acts on the assignment, data arrives, then the events of this round.
+    // Until the next rebalance: the probing interval (the config's when none was asked for), cut
+    // short by the next event: at once when this round's events trigger one (events by round),
+    // when the next one happens (events in time; at once for one that came during the rebalance).
+    const std::int64_t interval =
+        round.probing_rebalance ? round.probing_after_ms : config.settings.probing_rebalance_interval_ms;
+    std::int64_t gap_ms = interval;
+    if (timed) {
+      if (next < steps.size()) gap_ms = std::clamp<std::int64_t>(steps[next].at_ms - round.at_ms, 0, interval);
+    } else if (next < steps.size() && steps[next].event.round == k) {
+      gap_ms = 0;
+    }
+    const std::int64_t boundary = saturating_add(round.at_ms, gap_ms);
+
+    // The group acts on the assignment, data arrives, then the events due.
     end_before.resize(state.task_count());
     for (TaskIndex t = 0; t < state.task_count(); ++t) end_before[t] = state.tasks[t].end_offset_sum;
-    // Until the next rebalance: none when this round's events trigger one, else a probing interval.
-    const bool events_now = next_event < events.size() && events[next_event].round == k;
-    const std::int64_t gap_ms = events_now                  ? 0
-                                : round.probing_rebalance ? round.probing_after_ms
-                                                          : config.settings.probing_rebalance_interval_ms;
-    std::optional<std::int64_t> catch_up = options.catch_up;
-    if (options.restore_rate) catch_up = saturating_mul(*options.restore_rate, gap_ms) / 1000;
-    const RestoringTime restoring =
-        apply_assignment(state, report.assignment, report.threads, catch_up, options.restore_rate, gap_ms);
+    const CatchUp cu{options.catch_up, options.restore_rate, gap_ms, config.settings.acceptable_recovery_lag};
+    const AssignmentCost cost =
+        apply_assignment(state, report.assignment, report.threads, cu, config.settings.num_standby_replicas);
+    round.replayed_offsets = cost.replayed_offsets;
+    round.restoring_copies = cost.restoring_copies;
     add_new_data(state, options.new_data);
-    const std::size_t first_event = next_event;
-    while (next_event < events.size() && events[next_event].round == k) {
-      apply_event(state, events[next_event], end_before);
-      round.events.push_back(describe(events[next_event]));
-      ++next_event;
+    const std::size_t first_step = next;
+    while (next < steps.size() && (timed ? steps[next].at_ms <= boundary : steps[next].event.round == k)) {
+      apply_step(state, steps[next], end_before, away);
+      round.events.push_back(step_text(steps[next]));
+      ++next;
     }
-    const bool group_changed = next_event != first_event;
+    const bool group_changed = next != first_step;
     // Balance before the group changed says nothing about the group after: count from the change.
     if (group_changed) {
       summary.first_balanced_round.reset();
       summary.time_to_balanced_ms.reset();
     }
-    const bool more_events = next_event < events.size() && events[next_event].round <= options.max_rounds;
+    const bool more_events = next < steps.size() && (timed || steps[next].event.round <= options.max_rounds);
     state.end_offsets_known = true;  // the probing rebalance of round 1 finds them
     state.finalize();
     previous.reset();
     if (!group_changed) previous = std::move(report.assignment);
 
     const bool settled = !round.probing_rebalance && !group_changed && !more_events;
-    summary.converged = settled && round.balanced;
-    summary.stalled = settled && !round.balanced && unchanged;
+    summary.converged = settled && is_converged(round.metrics, round.probing_rebalance);
+    // Stalled: the same answer again, and the next round would see the same state: no copy was
+    // behind at the start (or none moved on), so nothing that could change the answer changes.
+    summary.stalled = settled && !summary.converged && unchanged &&
+                      (cost.restoring_copies == 0 || cost.replayed_offsets == 0);
     const bool last = summary.converged || summary.stalled || k == options.max_rounds;
+    summary.max_rounds_reached = last && !summary.converged && !summary.stalled;
     if (summary.converged) summary.time_to_converged_ms = round.at_ms;
+    // The last assignment holds: its actives restore, and its standbys catch up, to the end.
+    const bool in_full = last && options.restore_rate;
     if (options.restore_rate) {
-      // The last assignment holds: its actives restore to the end.
-      round.restoring_task_ms = last ? restoring.in_full : restoring.until_next;
+      round.restoring_task_ms = in_full ? cost.restoring_in_full : cost.restoring_until_next;
       summary.restoring_task_ms = saturating_add(*summary.restoring_task_ms, *round.restoring_task_ms);
     }
-    now_ms = saturating_add(now_ms, gap_ms);
+    round.under_replicated_task_ms = in_full ? cost.under_replicated_in_full : cost.under_replicated_until_next;
+    summary.under_replicated_task_ms = saturating_add(summary.under_replicated_task_ms, round.under_replicated_task_ms);
+    summary.replayed_offsets = saturating_add(summary.replayed_offsets, round.replayed_offsets);
+    summary.peak_restoring_copies = std::max(summary.peak_restoring_copies, round.restoring_copies);
+    now_ms = boundary;
 
     result.rounds.push_back(round);
     if (options.on_round) options.on_round(result.rounds.back());
-    if (last) break;
+    if (last) {
+      if (summary.stalled)
+        log().warn("simulation of '{}' stalled at round {}: the same assignment again, not converged ({}), with "
+                   "no copy catching up",
+                   strategy, k,
+                   !round.balanced ? "not balanced" : round.metrics.stale_standbys > 0 ? "stale standbys" : "probing");
+      else if (summary.max_rounds_reached)
+        log().warn("simulation of '{}' stopped at --max-rounds {} without converging", strategy, options.max_rounds);
+      break;
+    }
   }
   result.final_state = std::move(state);
   return result;
@@ -390,6 +546,9 @@ nlohmann::ordered_json round_to_json(const SimulationRound& round) {
   out["events"] = round.events;
   out["at_ms"] = round.at_ms;
   out["restoring_task_ms"] = optional_json(round.restoring_task_ms);
+  out["replayed_offsets"] = round.replayed_offsets;
+  out["restoring_copies"] = round.restoring_copies;
+  out["under_replicated_task_ms"] = round.under_replicated_task_ms;
   return out;
 }
 
@@ -407,6 +566,10 @@ nlohmann::ordered_json summary_to_json(const SimulationSummary& summary) {
   out["time_to_balanced_ms"] = optional_json(summary.time_to_balanced_ms);
   out["time_to_converged_ms"] = optional_json(summary.time_to_converged_ms);
   out["restoring_task_ms"] = optional_json(summary.restoring_task_ms);
+  out["under_replicated_task_ms"] = summary.under_replicated_task_ms;
+  out["replayed_offsets"] = summary.replayed_offsets;
+  out["peak_restoring_copies"] = summary.peak_restoring_copies;
+  out["max_rounds_reached"] = summary.max_rounds_reached;
   return out;
 }
 

@@ -59,7 +59,16 @@ TEST(EventsReader, MistakesNameFileLineColumnAndPlace) {
   EXPECT_EQ(error_of("events:\n  - {round: 1, jion: {id: c9}}\n"),
             "ev.yaml:2:16: events[0]: unknown key 'jion'; did you mean 'join'?");
   EXPECT_EQ(error_of("events:\n  - {round: 0, leave: c1}\n"), "ev.yaml:2:13: events[0]: round: must be >= 1, got 0");
-  EXPECT_EQ(error_of("events:\n  - {leave: c1}\n"), "ev.yaml:2:5: events[0]: missing required key 'round'");
+  EXPECT_EQ(error_of("events:\n  - {leave: c1}\n"),
+            "ev.yaml:2:5: events[0]: expected 'round' (a rebalance number) or 'at_ms' (a time)");
+  EXPECT_EQ(error_of("events:\n  - {round: 1, at_ms: 5, leave: c1}\n"),
+            "ev.yaml:2:5: events[0]: 'round' and 'at_ms' in one entry: give one");
+  EXPECT_EQ(error_of("events:\n  - {round: 1, leave: c1}\n  - {at_ms: 5, leave: c2}\n"),
+            "ev.yaml:3:5: events[1]: the file mixes events by round and events in time (at_ms): give every event one "
+            "or the other");
+  EXPECT_EQ(error_of("events:\n  - {round: 1, restart: {id: c1, down_ms: 5}}\n"),
+            "ev.yaml:2:25: events[0]: restart: down_ms needs an event placed in time (at_ms instead of round)");
+  EXPECT_EQ(error_of("events:\n  - {at_ms: 1, leave: []}\n"), "ev.yaml:2:23: events[0]: leave: an empty list: name at least one client");
   EXPECT_EQ(error_of("events:\n  - {round: 1}\n"),
             "ev.yaml:2:5: events[0]: expected one of 'join', 'leave' or 'restart'");
   EXPECT_EQ(error_of("events:\n  - {round: 1, leave: c1, restart: c2}\n"),
@@ -70,8 +79,7 @@ TEST(EventsReader, MistakesNameFileLineColumnAndPlace) {
             "ev.yaml:2:22: events[0]: join: missing required key 'id'");
   EXPECT_EQ(error_of("events:\n  - {round: 1, restart: {id: c2, keep_state: maybe}}\n"),
             "ev.yaml:2:46: events[0]: restart: keep_state: expected a boolean (true or false), got 'maybe'");
-  EXPECT_EQ(error_of("events:\n  - {round: 1, leave: [c1]}\n"),
-            "ev.yaml:2:23: events[0]: leave: expected a client id or a map with 'id', got a list");
+  
   EXPECT_EQ(error_of("events:\n  - {round: two, leave: c1}\n"),
             "ev.yaml:2:13: events[0]: round: expected an integer, got 'two'");
   EXPECT_EQ(error_of("evnets: []\n"), "ev.yaml:1:1: unknown key 'evnets'; did you mean 'events'?");
@@ -92,4 +100,22 @@ TEST(EventsReader, ReadsFiles) {
 }
 
 }  // namespace
+TEST(EventsReader, EventsInTimeAndSeveralClientsAtOnce) {
+  const auto events = parse_events(
+      "events:\n  - {at_ms: 180000, restart: {id: c3, down_ms: 60000}}\n"
+      "  - {at_ms: 600000, join: [{id: c10, threads: 2}, {id: c11}]}\n  - {at_ms: 900000, leave: [c4, c5]}\n",
+      "ev.yaml");
+  ASSERT_EQ(events.size(), 5u);
+  EXPECT_EQ(events[0].at_ms, 180000);
+  EXPECT_EQ(events[0].down_ms, 60000);
+  EXPECT_EQ(events[0].round, 0u);
+  EXPECT_EQ(describe(events[0]), "c3 restarts, down for 60 s, keeping its state");
+  EXPECT_EQ(events[1].client, "c10");
+  EXPECT_EQ(events[1].threads, 2u);
+  EXPECT_EQ(events[2].client, "c11");
+  EXPECT_EQ(events[2].at_ms, 600000);
+  EXPECT_EQ(events[3].kind, EventKind::leave);
+  EXPECT_EQ(events[4].client, "c5");
+}
+
 }  // namespace assignor::host

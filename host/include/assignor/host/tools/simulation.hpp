@@ -17,11 +17,19 @@
 // Time: round k's rebalance costs `rebalance_ms`, then its assignment holds until the next one:
 // at once when round k has events (a join or leave triggers a rebalance), after the probing
 // interval it asked for otherwise (a round that asked for none is followed after the config's
-// probing interval, the events file counting in rounds). Copies restore only between rebalances.
+// probing interval, the events file counting in rounds). Events placed in time (`at_ms`) trigger a
+// rebalance when they happen: the next round starts at the earlier of the probing interval and the
+// next event (an event during a rebalance applies right after it; events due together apply
+// together). A restart with `down_ms` is a leave at `at_ms` and a rejoin `down_ms` later, with the
+// state the client had (behind by the data that arrived), or none without keep_state. Copies
+// restore only between rebalances.
 //
-// The group converges when a round needs no probing rebalance, is balanced (is_balanced()) and no
-// event is still to come. A round that repeats the previous assignment, needs no probing and is not
-// balanced ends the run as stalled.
+// Balanced (is_balanced): stateful_load_spread, active_load_spread and the per-thread load each
+// within one task, and no restoring active. The group converges when a round is balanced, needs no
+// probing rebalance, has no stale standby (every standby caught up: fully replicated), and no
+// event is still to come. A round that repeats the previous assignment with nothing left to catch
+// up, needs no probing and has not converged ends the run as stalled; reaching max_rounds ends it
+// with max_rounds_reached. Both are warnings on stderr.
 //
 //   SimulationOptions options;
 //   options.events = read_events_file("examples/events/add-node.yaml");
@@ -49,9 +57,11 @@ namespace assignor::host {
 
 enum class EventKind { join, leave, restart };
 
-// One event of the --events file; it applies at the end of round `round` (>= 1).
+// One event of the --events file; it applies at the end of round `round` (>= 1), or at `at_ms`.
 struct SimulationEvent {
-  std::uint32_t round = 1;
+  std::uint32_t round = 1;                  // 0 for an event placed in time
+  std::optional<std::int64_t> at_ms;        // placed in time instead of a round
+  std::optional<std::int64_t> down_ms;      // restart: how long the client is gone (needs at_ms)
   EventKind kind = EventKind::join;
   std::string client;
   std::uint32_t threads = 1;                // join
@@ -69,9 +79,13 @@ std::string describe(const SimulationEvent& event);
 //     - {round: 2, join: {id: c9, threads: 2, rack: r1}}
 //     - {round: 3, leave: c1}
 //     - {round: 4, restart: {id: c2, keep_state: false}}
+//     - {at_ms: 180000, restart: {id: c3, down_ms: 60000}}     # in time
+//     - {at_ms: 600000, join: [{id: c10}, {id: c11}]}          # several at once
+//     - {at_ms: 900000, leave: [c4, c5]}
 // Checked strictly like the other readers: InputError "FILE:LINE:COL: events[i]: problem" for
 // unknown keys (with the nearest known key), wrong types, round < 1, threads < 1, an event with
-// no or several kinds. Events come back in file order.
+// no or several kinds, both or neither of round and at_ms, a file mixing rounds and times, down_ms
+// without at_ms. Events come back in file order (a list of clients as one event each).
 std::vector<SimulationEvent> read_events_file(const std::filesystem::path& path);
 std::vector<SimulationEvent> parse_events(std::string_view text, const std::string& source_name);
 
@@ -90,11 +104,20 @@ struct SimulationRound {
   // With a restore rate: the task-milliseconds stateful actives of this assignment spent restoring
   // before they could process, up to the next rebalance (the last round: until restored).
   std::optional<std::int64_t> restoring_task_ms;
+  // Offsets the copies that were behind restored from changelogs until the next rebalance.
+  std::uint64_t replayed_offsets = 0;
+  // Copies (active, standby or warmup of a task with a changelog) not caught up when this
+  // assignment takes effect: each has a restore to do.
+  std::uint64_t restoring_copies = 0;
+  // Task-milliseconds with fewer caught-up standbys than the task can have (num_standby_replicas,
+  // at most clients - 1), up to the next rebalance (the last round, with a restore rate: until
+  // fully replicated).
+  std::int64_t under_replicated_task_ms = 0;
 };
 
 struct SimulationOptions {
   std::string strategy;                 // empty: the config's strategy
-  std::uint32_t max_rounds = 100;       // >= 1
+  std::uint32_t max_rounds = 1000;      // >= 1 (DESIGN 4.3: 1000 wherever a simulation runs)
   std::optional<std::int64_t> catch_up;  // offsets per round per task held; nullopt: fully
   // Offsets per second each copy restores (>= 1): catch-up in time instead of per round. Exclusive
   // with catch_up.
@@ -120,6 +143,10 @@ struct SimulationSummary {
   std::optional<std::int64_t> time_to_balanced_ms;   // at_ms of first_balanced_round
   std::optional<std::int64_t> time_to_converged_ms;  // at_ms of the last round, when converged
   std::optional<std::int64_t> restoring_task_ms;     // sum over the rounds, with a restore rate
+  std::int64_t under_replicated_task_ms = 0;        // sum over the rounds
+  std::uint64_t replayed_offsets = 0;               // sum over the rounds: the restore traffic
+  std::uint64_t peak_restoring_copies = 0;          // the most copies restoring at one round
+  bool max_rounds_reached = false;                  // ended at max_rounds, neither converged nor stalled
 };
 
 struct SimulationResult {
@@ -128,8 +155,11 @@ struct SimulationResult {
   Cluster final_state;  // what the next round would see: after the last round and its events
 };
 
-// Balanced, for convergence: active_load_spread <= 1 and, when known, thread_load_spread <= 1.
+// Balanced: stateful_load_spread <= 1, active_load_spread <= 1, thread_load_spread (when known)
+// <= 1 and no restoring active.
 bool is_balanced(const Metrics& metrics) noexcept;
+// Converged: balanced, no probing rebalance wanted and no stale standby.
+bool is_converged(const Metrics& metrics, bool probing_rebalance) noexcept;
 
 // Throws InputError for bad options or events that cannot apply (a join of a client already in the
 // group, a leave or restart of one that is not, the last client leaving), before round 1;
