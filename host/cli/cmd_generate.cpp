@@ -6,8 +6,12 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+
+#include <fmt/format.h>
 
 #include "assignor/host/formats/cluster_writer.hpp"
+#include "assignor/errors.hpp"
 #include "assignor/scenario.hpp"
 #include "commands.hpp"
 
@@ -34,11 +38,49 @@ is in rack-(i mod R) and each task's input partition has replicas in 2 of the R 
 With --weights zipf, the partitions of each sub-topology are ranked by a seeded shuffle and the one of
 rank k weighs round(1000 / k) / 100, at least 0.01 (10, 5, 3.33, 2.5, ...): a skewed load for the
 weighted strategy; uniform (the default) writes no weights (every task weighs 1).
+--new-clients D (scale-out) and --leaving-clients D (scale-in) say how many clients changed
+instead of ~10%; --threads LO-HI draws each client's thread count; --changelog-offsets MIN-MAX the
+end offsets; --events-out FILE --restart-every-ms X --down-ms Y also writes the events of a rolling
+restart of every client (one every X ms, each down Y ms) for `assignor simulate --events`.
 The same arguments give the same bytes on every platform (algorithm: docs/generation.md).
 
-Example:
+Examples:
   assignor generate --clients 12 --threads 2 --subtopologies 4 --partitions 8 --scenario scale-out
+  assignor generate --clients 16 --threads 4 --subtopologies 3 --partitions 32 --stateful-fraction 0.67 \
+      --scenario scale-out --new-clients 4          # 12 -> 16 instances
+  assignor generate --clients 8 --threads 1-6 --subtopologies 4 --partitions 16 --scenario fresh \
+      --events-out restarts.yaml --restart-every-ms 180000 --down-ms 60000
 )";
+
+// "T" or "LO-HI" (integers, LO <= HI): a value or a range of values.
+std::optional<std::pair<std::uint64_t, std::uint64_t>> parse_range(const std::string& text) {
+  auto number = [](std::string_view t, std::uint64_t& out) {
+    const auto [ptr, ec] = std::from_chars(t.data(), t.data() + t.size(), out);
+    return !t.empty() && ec == std::errc{} && ptr == t.data() + t.size();
+  };
+  const auto dash = text.find('-');
+  std::uint64_t lo = 0, hi = 0;
+  if (dash == std::string::npos) {
+    if (!number(text, lo)) return std::nullopt;
+    return std::pair{lo, lo};
+  }
+  if (!number(std::string_view(text).substr(0, dash), lo) || !number(std::string_view(text).substr(dash + 1), hi) ||
+      hi < lo)
+    return std::nullopt;
+  return std::pair{lo, hi};
+}
+
+// The events of a rolling restart of every client of the file, in name order, one every
+// `every_ms` (the first at every_ms), each down for `down_ms`.
+std::string rolling_restart_events(const Cluster& cluster, std::int64_t every_ms, std::int64_t down_ms) {
+  std::string out = fmt::format("# a rolling restart: every client in name order, one every {} ms, each down for {} ms\n"
+                                "events:\n",
+                                every_ms, down_ms);
+  for (std::size_t i = 0; i < cluster.client_count(); ++i)
+    out += fmt::format("  - {{at_ms: {}, restart: {{id: \"{}\", down_ms: {}}}}}\n",
+                       every_ms * static_cast<std::int64_t>(i + 1), cluster.clients[i].id, down_ms);
+  return out;
+}
 
 std::optional<std::uint64_t> parse_seed(const std::string& text) {
   std::uint64_t value = 0;
@@ -58,6 +100,11 @@ Command add_generate(CLI::App& parent, const Globals& globals) {
     std::string seed = "1";
     std::string output;
     bool end_offsets_unknown = false;
+    std::string threads = "1";
+    std::string changelog_offsets = "10000-1000000";
+    std::optional<std::uint32_t> new_clients, leaving_clients;
+    std::string events_out;
+    std::optional<std::int64_t> restart_every_ms, down_ms;
   };
   auto o = std::make_shared<Options>();
   auto* app = parent.add_subcommand("generate", "Write a generated cluster file (JSON); same arguments, same bytes");
@@ -65,9 +112,37 @@ Command add_generate(CLI::App& parent, const Globals& globals) {
   app->add_option("--clients", o->spec.clients, "Clients in the file (N)")
       ->required()
       ->check(CLI::Range(std::uint32_t{1}, kMaxScenarioClients));
-  app->add_option("--threads", o->spec.threads, "Threads of every client (T)")
+  app->add_option("--threads", o->threads, "Threads of every client (T), or a range LO-HI drawn per client (1-6)")
       ->required()
-      ->check(CLI::Range(std::uint32_t{1}, kMaxScenarioThreads));
+      ->check(CLI::Validator(
+          [](const std::string& text) -> std::string {
+            const auto r = parse_range(text);
+            return r && r->first >= 1 && r->second <= kMaxScenarioThreads
+                       ? ""
+                       : fmt::format("expected a thread count or a range LO-HI within 1 .. {}, got '{}'",
+                                     kMaxScenarioThreads, text);
+          },
+          "T|LO-HI"));
+  app->add_option("--new-clients", o->new_clients,
+                  "scale-out: how many of the --clients are new (default ~10%): --clients 16 --new-clients 4 is 12 -> 16")
+      ->check(CLI::Range(std::uint32_t{1}, kMaxScenarioClients));
+  app->add_option("--leaving-clients", o->leaving_clients,
+                  "scale-in: how many clients left the previous assignment (default ~10%)")
+      ->check(CLI::Range(std::uint32_t{1}, kMaxScenarioClients));
+  app->add_option("--changelog-offsets", o->changelog_offsets,
+                  "Range MIN-MAX of each logged store's changelog end offset (default 10000-1000000)")
+      ->check(CLI::Validator(
+          [](const std::string& text) -> std::string {
+            const auto r = parse_range(text);
+            return r && r->second <= (std::uint64_t{1} << 50) ? "" : "expected MIN-MAX offsets (MIN <= MAX <= 2^50), got '" + text + "'";
+          },
+          "MIN-MAX"));
+  app->add_option("--events-out", o->events_out,
+                  "Also write the events of a rolling restart of every client here (with --restart-every-ms, --down-ms)");
+  app->add_option("--restart-every-ms", o->restart_every_ms, "With --events-out: one restart every this many ms")
+                    ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+  app->add_option("--down-ms", o->down_ms, "With --events-out: how long each restarted client is down")
+                   ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40));
   app->add_option("--subtopologies", o->spec.subtopologies, "Sub-topologies (S): tasks are s_p for s < S")
       ->required()
       ->check(CLI::Range(std::uint32_t{1}, kMaxScenarioSubtopologies));
@@ -103,11 +178,29 @@ Command add_generate(CLI::App& parent, const Globals& globals) {
   return {app, [o, &globals] {
             apply_log_level(globals, nullptr);
             ScenarioSpec spec = o->spec;
+            const auto threads = *parse_range(o->threads);  // checked by the validator above
+            spec.threads = static_cast<std::uint32_t>(threads.first);
+            spec.threads_max = threads.second > threads.first ? static_cast<std::uint32_t>(threads.second) : 0;
+            const auto offsets = *parse_range(o->changelog_offsets);
+            spec.min_end_offset = static_cast<std::int64_t>(offsets.first);
+            spec.max_end_offset = static_cast<std::int64_t>(offsets.second);
             spec.kind = *parse_scenario_kind(o->scenario);  // checked by IsMember above
+            if (o->new_clients && spec.kind != ScenarioKind::scale_out)
+              throw InputError("--new-clients: only with --scenario scale-out");
+            if (o->leaving_clients && spec.kind != ScenarioKind::scale_in)
+              throw InputError("--leaving-clients: only with --scenario scale-in");
+            if (o->new_clients) spec.changed_clients = o->new_clients;
+            if (o->leaving_clients) spec.changed_clients = o->leaving_clients;
+            if (o->events_out.empty() != (!o->restart_every_ms && !o->down_ms) || o->restart_every_ms.has_value() != o->down_ms.has_value())
+              throw InputError("--events-out, --restart-every-ms and --down-ms go together (the events of a rolling restart)");
+            refuse_overwriting_inputs({{"--output", o->output}, {"--events-out", o->events_out}}, {});
             spec.weights = *parse_weight_distribution(o->weights);  // likewise
             spec.end_offsets_known = !o->end_offsets_unknown;
             spec.seed = *parse_seed(o->seed);  // checked by the validator above
-            write_output(host::cluster_to_json(generate_cluster(spec)), o->output);
+            const Cluster cluster = generate_cluster(spec);
+            write_output(host::cluster_to_json(cluster), o->output);
+            if (!o->events_out.empty())
+              write_output(rolling_restart_events(cluster, *o->restart_every_ms, *o->down_ms), o->events_out);
             return static_cast<int>(kOk);
           }};
 }

@@ -29,10 +29,9 @@ enum Phase : std::uint64_t {
   kMembersPhase = 4,
   kLagsPhase = 5,
   kWeightsPhase = 6,  // only with WeightDistribution::zipf: uniform files draw nothing from it
+  kThreadsPhase = 7,  // only with a range of threads: one thread count per client
 };
 
-constexpr std::uint64_t kMinEndOffset = 10'000;
-constexpr std::uint64_t kMaxEndOffset = 1'000'000;
 constexpr std::uint64_t kSmallLag = 5'000;        // standby and restarted state: lag in [0, 5000]
 constexpr std::uint64_t kFarLagMin = 10'001;      // one standby in ten is beyond the default
 constexpr std::uint64_t kFarLagMax = 50'000;      // acceptable_recovery_lag (10000)
@@ -78,10 +77,11 @@ Membership draw_membership(const ScenarioSpec& spec) {
   Membership m;
   const std::uint32_t n = spec.clients;
   std::uint32_t pool = n;  // ids shuffled: current clients 0..n-1, then departed n..
+  const std::uint32_t changed = spec.changed_clients.value_or(tenth(n));
   switch (spec.kind) {
     case ScenarioKind::fresh: return m;
-    case ScenarioKind::scale_out: m.members = n - tenth(n); break;
-    case ScenarioKind::scale_in: pool = n + tenth(n); m.members = pool; break;
+    case ScenarioKind::scale_out: m.members = n - changed; break;
+    case ScenarioKind::scale_in: pool = n + changed; m.members = pool; break;
     case ScenarioKind::rolling_restart: m.members = n; break;
   }
   // Fisher-Yates from the top: the first `members` entries are the previous members in slot order.
@@ -220,6 +220,19 @@ void validate(const ScenarioSpec& spec) {
     throw InputError("scenario: unknown weight distribution");
   if (spec.kind == ScenarioKind::scale_out && spec.clients < 2)
     throw InputError("scenario: scale-out needs at least 2 clients (one old, one new), got 1");
+  if (spec.changed_clients) {
+    if (spec.kind == ScenarioKind::scale_out)
+      check_range("new clients", *spec.changed_clients, 1, spec.clients - 1);
+    else if (spec.kind == ScenarioKind::scale_in)
+      check_range("leaving clients", *spec.changed_clients, 1, kMaxScenarioClients);
+    else
+      throw InputError("scenario: new or leaving clients need --scenario scale-out or scale-in");
+  }
+  if (spec.threads_max != 0) check_range("threads (the top of the range)", spec.threads_max, spec.threads, kMaxScenarioThreads);
+  if (spec.min_end_offset < 0 || spec.max_end_offset < spec.min_end_offset ||
+      spec.max_end_offset > (std::int64_t{1} << 50))
+    throw InputError(fmt::format("scenario: changelog end offsets must be a range 0 <= MIN <= MAX <= 2^50, got {}-{}",
+                                 spec.min_end_offset, spec.max_end_offset));
 }
 
 Cluster generate_cluster(const ScenarioSpec& spec) {
@@ -264,7 +277,8 @@ Cluster generate_cluster(const ScenarioSpec& spec) {
         store.name = fmt::format("store-{}-{}", s, k);
         store.logged = shape[s].logged;
         if (store.logged)
-          store.changelog_end_offset = static_cast<std::int64_t>(offsets.between(kMinEndOffset, kMaxEndOffset));
+          store.changelog_end_offset = static_cast<std::int64_t>(offsets.between(
+              static_cast<std::uint64_t>(spec.min_end_offset), static_cast<std::uint64_t>(spec.max_end_offset)));
         task.stores.push_back(std::move(store));
       }
       if (spec.racks > 0) {
@@ -289,10 +303,13 @@ Cluster generate_cluster(const ScenarioSpec& spec) {
   int width = 4;
   for (std::uint32_t v = spec.clients - 1; v >= 10000; v /= 10) ++width;
   cluster.clients.resize(spec.clients);
+  const bool thread_range = spec.threads_max > spec.threads;
+  SplitMix64 threads = SplitMix64::stream(spec.seed, kThreadsPhase);
   for (std::uint32_t i = 0; i < spec.clients; ++i) {
     Client& client = cluster.clients[i];
     client.id = "client-" + padded(i, width);
-    client.threads = spec.threads;
+    client.threads = thread_range ? static_cast<std::uint32_t>(threads.between(spec.threads, spec.threads_max))
+                                  : spec.threads;
     if (spec.racks > 0) client.rack = i % spec.racks;
   }
 

@@ -4,7 +4,8 @@
 usage: generate_reference.py --clients N --threads T --subtopologies S --partitions P
            [--stateful-fraction X] [--nonlogged-fraction Y] [--standbys K] [--racks R]
            [--scenario fresh|scale-out|scale-in|rolling-restart] [--seed SEED] [--end-offsets-unknown]
-           [--weights uniform|zipf]
+           [--weights uniform|zipf] [--new-clients D | --leaving-clients D] [--changelog-offsets MIN-MAX]
+           (--threads T or LO-HI)
 
 Writes the cluster file to stdout. The command-line tests compare its bytes with the command's: if
 they differ, either the command or the document is wrong. Argument checking is minimal on purpose.
@@ -46,8 +47,15 @@ def picked(i, k, n):
     return (i + 1) * k // n > i * k // n
 
 
+def span(text):
+    lo, _, hi = text.partition("-")
+    return int(lo), int(hi or lo)
+
+
 def generate(a):
-    S, P, N, T, K, R = a.subtopologies, a.partitions, a.clients, a.threads, a.standbys, a.racks
+    S, P, N, K, R = a.subtopologies, a.partitions, a.clients, a.standbys, a.racks
+    T_LO, T_HI = span(a.threads)
+    E_LO, E_HI = span(a.changelog_offsets)
     F = math.floor(float(S) * a.stateful_fraction + 0.5)
     G = math.floor(float(F) * a.nonlogged_fraction + 0.5)
 
@@ -70,7 +78,7 @@ def generate(a):
             if s in shape:
                 n, logged = shape[s]
                 for k in range(n):
-                    end = offsets_rng.between(10000, 1000000) if logged else None
+                    end = offsets_rng.between(E_LO, E_HI) if logged else None
                     stores.append((f"store-{s}-{k}", end))
             racks = None
             if R > 0:
@@ -97,10 +105,12 @@ def generate(a):
                 hundredths[s * P + by_rank[k - 1]] = max(1, (2000 + k) // (2 * k))
 
     width = max(4, len(str(N - 1)))
-    clients = [{"id": f"client-{i:0{width}d}", "active": [], "standby": [], "sums": []} for i in range(N)]
+    threads_rng = Stream(a.seed, 7)
+    clients = [{"id": f"client-{i:0{width}d}", "active": [], "standby": [], "sums": [],
+                "threads": threads_rng.between(T_LO, T_HI) if T_HI > T_LO else T_LO} for i in range(N)]
 
     if a.scenario != "fresh":
-        D = max(1, (N + 5) // 10)
+        D = a.new_clients or a.leaving_clients or max(1, (N + 5) // 10)
         if a.scenario == "scale-out":
             L, M = N, N - D
         elif a.scenario == "scale-in":
@@ -174,7 +184,7 @@ def generate(a):
     out.append('\n],\n"clients": [\n')
     lines = []
     for i, c in enumerate(clients):
-        line = '{"id": "%s", "threads": %d' % (c["id"], T)
+        line = '{"id": "%s", "threads": %d' % (c["id"], c["threads"])
         if R > 0:
             line += ', "rack": "rack-%d"' % (i % R)
         for key, lst in (("previous_active", c["active"]), ("previous_standby", c["standby"])):
@@ -191,7 +201,7 @@ def generate(a):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--clients", type=int, required=True)
-    ap.add_argument("--threads", type=int, required=True)
+    ap.add_argument("--threads", required=True)
     ap.add_argument("--subtopologies", type=int, required=True)
     ap.add_argument("--partitions", type=int, required=True)
     ap.add_argument("--stateful-fraction", type=float, default=0.5)
@@ -202,6 +212,9 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--end-offsets-unknown", action="store_true")
     ap.add_argument("--weights", default="uniform", choices=["uniform", "zipf"])
+    ap.add_argument("--new-clients", type=int)
+    ap.add_argument("--leaving-clients", type=int)
+    ap.add_argument("--changelog-offsets", default="10000-1000000")
     sys.stdout.write(generate(ap.parse_args()))
     return 0
 

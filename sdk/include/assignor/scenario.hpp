@@ -12,9 +12,9 @@
 //
 // Scenarios (the history the file carries, i.e. the previous assignment and what clients report):
 //   fresh            nobody has anything: no previous assignment, no offset sums.
-//   scale_out        ~10% of the clients (at least one) are new and empty; the others hold a balanced
+//   scale_out        ~10% of the clients (at least one; or changed_clients) are new and empty; the others hold a balanced
 //                    previous assignment, run their actives (-2) and hold standbys slightly behind.
-//   scale_in         the previous assignment was made over the clients plus ~10% more that have left:
+//   scale_in         the previous assignment was made over the clients plus ~10% more (or changed_clients) that have left:
 //                    the departed clients' tasks have no live previous owner, and their standby
 //                    copies on the remaining clients are caught up.
 //   rolling_restart  one client came back after a restart: no previous tasks, but offset sums,
@@ -71,6 +71,15 @@ struct ScenarioSpec {
   std::uint64_t seed = 1;
   bool end_offsets_known = true;  // false: the file says end_offsets_known: false
   WeightDistribution weights = WeightDistribution::uniform;  // task weights (see the top of this file)
+  // scale_out: how many of the clients are new; scale_in: how many have left. Unset: ~10% (at
+  // least one). `--clients 16 --new-clients 4` is a scale-out from 12 to 16.
+  std::optional<std::uint32_t> changed_clients;
+  // Threads per client drawn in [threads, threads_max] (its own stream: 0 or threads_max ==
+  // threads draws nothing and every client has `threads`).
+  std::uint32_t threads_max = 0;
+  // The range of each logged store's changelog end offset.
+  std::int64_t min_end_offset = 10'000;
+  std::int64_t max_end_offset = 1'000'000;
 };
 
 // Throws InputError naming the field and its allowed range when the spec is nonsense.
