@@ -111,8 +111,9 @@ std::string optional_duration(const std::optional<std::int64_t>& ms, const char*
 
 // The second block of a scenario in the table: one line per strategy simulated.
 std::string simulation_block(const ScenarioComparison& scenario) {
-  const std::vector<std::string> header{"strategy", "outcome", "rounds", "balanced after", "converged after",
-                                        "active moves", "warmups", "restoring task-time"};
+  const std::vector<std::string> header{"strategy",      "outcome", "rounds",          "balanced after",
+                                        "converged after", "active moves", "warmups",    "restoring task-time",
+                                        "under-replicated", "replayed offsets"};
   std::vector<std::vector<std::string>> rows{header};
   for (const auto& row : scenario.rows) {
     if (row.simulation) {
@@ -120,9 +121,11 @@ std::string simulation_block(const ScenarioComparison& scenario) {
       rows.push_back({row.strategy, simulation_outcome(s), fmt::format("{}", s.rounds),
                       optional_duration(s.time_to_balanced_ms, "never"), optional_duration(s.time_to_converged_ms, "-"),
                       fmt::format("{}", s.active_moves), fmt::format("{}", s.warmups),
-                      optional_duration(s.restoring_task_ms, "n/a")});
+                      optional_duration(s.restoring_task_ms, "n/a"), format_duration_ms(s.under_replicated_task_ms),
+                      format_number(static_cast<double>(s.replayed_offsets), true)});
     } else {
-      rows.push_back({row.strategy, row.simulation_error.empty() ? "not run" : "FAILED", "-", "-", "-", "-", "-", "-"});
+      rows.push_back({row.strategy, row.simulation_error.empty() ? "not run" : "FAILED", "-", "-", "-", "-", "-", "-",
+                      "-", "-"});
     }
   }
   std::vector<bool> right(header.size(), true);
@@ -144,6 +147,11 @@ const std::vector<ChartSpec> kSimulationCharts = {
      "Task-seconds stateful actives spent restoring before they could process, over the whole run (needs a restore "
      "rate).",
      "task-seconds", [](const CompareRow& r) { return static_cast<double>(*r.simulation->restoring_task_ms) / 1e3; }},
+    {"simulated_under_replicated_task_hours",
+     "Task-hours with fewer caught-up standbys than wanted: redundancy lost while copies restore (lower is better).",
+     "task-hours", [](const CompareRow& r) { return static_cast<double>(r.simulation->under_replicated_task_ms) / 3.6e6; }},
+    {"simulated_replayed_offsets", "Offsets the copies restored from changelogs over the run: the restore traffic.",
+     "offsets", [](const CompareRow& r) { return static_cast<double>(r.simulation->replayed_offsets); }},
 };
 
 // Why a simulation chart has no bar for this row, or "" when it has one.
@@ -260,7 +268,8 @@ std::string compare_csv(const Comparison& comparison) {
     header.emplace_back(h);
   static const std::vector<std::string> kSimulationColumns = {
       "sim_converged", "sim_stalled", "sim_rounds", "sim_active_moves", "sim_warmups", "sim_time_to_balanced_ms",
-      "sim_time_to_converged_ms", "sim_restoring_task_ms", "sim_error"};
+      "sim_time_to_converged_ms", "sim_restoring_task_ms", "sim_under_replicated_task_ms", "sim_replayed_offsets",
+      "sim_peak_restoring_copies", "sim_max_rounds_reached", "sim_error"};
   if (comparison.simulated) header.insert(header.end(), kSimulationColumns.begin(), kSimulationColumns.end());
   header.emplace_back("error");
   auto simulation_fields = [&](const CompareRow& row, std::vector<std::string>& f) {
@@ -271,7 +280,9 @@ std::string compare_csv(const Comparison& comparison) {
       for (const std::string& v :
            {std::string(s.converged ? "true" : "false"), std::string(s.stalled ? "true" : "false"),
             fmt::format("{}", s.rounds), fmt::format("{}", s.active_moves), fmt::format("{}", s.warmups),
-            opt(s.time_to_balanced_ms), opt(s.time_to_converged_ms), opt(s.restoring_task_ms)})
+            opt(s.time_to_balanced_ms), opt(s.time_to_converged_ms), opt(s.restoring_task_ms),
+            fmt::format("{}", s.under_replicated_task_ms), fmt::format("{}", s.replayed_offsets),
+            fmt::format("{}", s.peak_restoring_copies), std::string(s.max_rounds_reached ? "true" : "false")})
         f.push_back(v);
     } else {
       for (std::size_t i = 0; i + 1 < kSimulationColumns.size(); ++i) f.emplace_back("");
