@@ -49,6 +49,7 @@ Command add_compare(CLI::App& parent, const Globals& globals) {
     std::optional<std::string> simulate;
     std::optional<std::int64_t> restore_rate, rebalance_ms;
     std::uint32_t max_rounds = 1000;
+    unsigned jobs = 0;
   };
   auto o = std::make_shared<Options>();
   auto* app = parent.add_subcommand("compare", "Run several strategies on the same clusters and compare quality and speed");
@@ -65,6 +66,10 @@ Command add_compare(CLI::App& parent, const Globals& globals) {
   app->add_option("--runs", o->runs, "Timed runs per strategy and scenario (default 5)")
       ->check(CLI::Range(std::uint32_t{1}, std::uint32_t{1000}));
   app->add_option("--report", o->report, "Also write an HTML report with charts to this file");
+  app->add_option("--jobs", o->jobs,
+                  "Worker processes for the (scenario, strategy) pairs (default 0: every core; 1: no workers, the "
+                  "steadiest timings)")
+      ->check(CLI::Range(0u, 1024u));
   app->add_option("--chart", o->charts,
                   "More metrics to chart in the --report, comma-separated, or all (any column of the table)")
       ->delimiter(',');
@@ -111,6 +116,7 @@ Command add_compare(CLI::App& parent, const Globals& globals) {
             host::CompareOptions options;
             options.strategies = o->strategies;
             options.runs = o->runs;
+            options.jobs = o->jobs;
             if (o->simulate) {
               host::SimulationOptions simulation;
               if (!o->simulate->empty()) simulation.events = host::read_events_file(*o->simulate);

@@ -68,6 +68,38 @@ ordered_json metrics_to_json(const Metrics& m) {
   return out;
 }
 
+Metrics metrics_from_json(const nlohmann::json& j) {
+  Metrics m;
+  auto u64 = [&](const char* key, std::uint64_t& out) {
+    if (j.contains(key) && j[key].is_number()) out = j[key].get<std::uint64_t>();
+  };
+  auto dbl = [&](const char* key, double& out) {
+    if (j.contains(key) && j[key].is_number()) out = j[key].get<double>();
+  };
+  auto opt = [&](const char* key, std::optional<std::uint64_t>& out) {
+    if (j.contains(key) && j[key].is_number()) out = j[key].get<std::uint64_t>();
+  };
+  u64("active_moves", m.active_moves);
+  u64("restoring_actives", m.restoring_actives);
+  u64("cold_actives", m.cold_actives);
+  u64("warmups", m.warmups);
+  u64("standbys", m.standbys);
+  u64("standby_shortfall", m.standby_shortfall);
+  dbl("active_load_spread", m.active_load_spread);
+  dbl("total_load_spread", m.total_load_spread);
+  dbl("weighted_load_spread", m.weighted_load_spread);
+  u64("max_subtopology_skew", m.max_subtopology_skew);
+  opt("cross_rack_traffic", m.cross_rack_traffic);
+  u64("restore_offsets", m.restore_offsets);
+  opt("thread_load_spread", m.thread_load_spread);
+  opt("tag_spread_shortfall", m.tag_spread_shortfall);
+  dbl("stateful_load_spread", m.stateful_load_spread);
+  u64("stale_standbys", m.stale_standbys);
+  u64("copy_restore_offsets", m.copy_restore_offsets);
+  opt("colocated_standbys", m.colocated_standbys);
+  return m;
+}
+
 namespace {
 
 void write_pretty(const ordered_json& v, std::string& out, std::size_t indent) {

@@ -9,7 +9,9 @@
 #include <utility>
 
 #include "assignor/errors.hpp"
+#include "assignor/host/formats/assignment_io.hpp"
 #include "assignor/host/formats/cluster_reader.hpp"
+#include "parallel.hpp"
 #include "assignor/host/run/runner.hpp"
 #include "assignor/host/support/logging.hpp"
 #include "assignor/validation.hpp"
@@ -79,6 +81,42 @@ CompareRow run_one(const PluginRegistry& registry, const Config& config, const C
   }
   row.assign_ms = timing_of(std::move(ms));
   return row;
+}
+
+// A row as JSON and back (rows cross from the worker processes): every field.
+nlohmann::json row_to_json(const CompareRow& r) {
+  nlohmann::json j;
+  j["strategy"] = r.strategy;
+  j["ran"] = r.ran;
+  j["status"] = static_cast<int>(r.status);
+  j["error"] = r.error;
+  j["validation_errors"] = r.validation_errors;
+  j["notes"] = r.notes;
+  j["metrics"] = metrics_to_json(r.metrics);
+  j["probing_rebalance"] = r.probing_rebalance;
+  j["probing_after_ms"] = r.probing_after_ms;
+  j["assign_ms"] = {r.assign_ms.median, r.assign_ms.min, r.assign_ms.max, r.assign_ms.runs};
+  if (r.simulation) j["simulation"] = summary_to_json(*r.simulation);
+  j["simulation_error"] = r.simulation_error;
+  return j;
+}
+
+CompareRow row_from_json(const nlohmann::json& j) {
+  CompareRow r;
+  r.strategy = j["strategy"].get<std::string>();
+  r.ran = j["ran"].get<std::string>();
+  r.status = static_cast<CompareStatus>(j["status"].get<int>());
+  r.error = j["error"].get<std::string>();
+  r.validation_errors = j["validation_errors"].get<std::vector<std::string>>();
+  r.notes = j["notes"].get<std::vector<std::string>>();
+  r.metrics = metrics_from_json(j["metrics"]);
+  r.probing_rebalance = j["probing_rebalance"].get<bool>();
+  r.probing_after_ms = j["probing_after_ms"].get<std::int64_t>();
+  const auto& t = j["assign_ms"];
+  r.assign_ms = {t[0].get<double>(), t[1].get<double>(), t[2].get<double>(), t[3].get<std::uint32_t>()};
+  if (j.contains("simulation")) r.simulation = summary_from_json(j["simulation"]);
+  r.simulation_error = j["simulation_error"].get<std::string>();
+  return r;
 }
 
 }  // namespace
@@ -154,35 +192,63 @@ Comparison compare_strategies(const PluginRegistry& registry, const Config& conf
   Config plain = config;
   plain.fallback.reset();
 
-  const std::size_t total = scenarios.size() * out.strategies.size();
-  std::size_t index = 0;
-  for (const auto& scenario : scenarios) {
-    ScenarioComparison sc;
-    sc.name = scenario.name;
-    sc.source = scenario.source;
-    const Cluster cluster = scenario.load();
-    sc.tasks = cluster.task_count();
-    sc.clients = cluster.client_count();
-    sc.threads = cluster.total_threads();
-    for (const auto& t : cluster.tasks) sc.stateful_tasks += t.stateful ? 1 : 0;
-    for (const auto& strategy : out.strategies) {
-      if (options.on_progress) options.on_progress(scenario.name, strategy, index, total);
-      ++index;
-      CompareRow row = run_one(registry, plain, cluster, strategy, options.runs);
-      if (options.simulation && row.status == CompareStatus::ok) {
-        SimulationOptions simulation = *options.simulation;
-        simulation.strategy = strategy;
-        simulation.on_round = nullptr;
-        try {
-          QuietLog quiet;
-          row.simulation = simulate(registry, plain, cluster, simulation).summary;
-        } catch (const AssignmentFailed& e) {
-          row.simulation_error = e.what();
-        } catch (const PluginError& e) {
-          row.simulation_error = e.what();
-        }
+  // One job per (scenario, strategy), run in worker processes (--jobs) and brought back as JSON:
+  // the same rows whatever the number of workers. A worker keeps the last cluster it read, and jobs
+  // are taken in order, so a scenario is read about once per worker.
+  const std::size_t n_strategies = out.strategies.size();
+  const std::size_t total = scenarios.size() * n_strategies;
+  std::optional<std::pair<std::size_t, Cluster>> cached;
+  auto job = [&](std::size_t index) -> std::string {
+    const std::size_t si = index / n_strategies;
+    const std::string& strategy = out.strategies[index % n_strategies];
+    if (!cached || cached->first != si) cached.emplace(si, scenarios[si].load());
+    const Cluster& cluster = cached->second;
+    CompareRow row = run_one(registry, plain, cluster, strategy, options.runs);
+    if (options.simulation && row.status == CompareStatus::ok) {
+      SimulationOptions simulation = *options.simulation;
+      simulation.strategy = strategy;
+      simulation.on_round = nullptr;
+      try {
+        QuietLog quiet;
+        row.simulation = simulate(registry, plain, cluster, simulation).summary;
+      } catch (const AssignmentFailed& e) {
+        row.simulation_error = e.what();
+      } catch (const PluginError& e) {
+        row.simulation_error = e.what();
       }
-      sc.rows.push_back(std::move(row));
+    }
+    nlohmann::json j = row_to_json(row);
+    j["scenario_tasks"] = cluster.task_count();
+    j["scenario_clients"] = cluster.client_count();
+    j["scenario_threads"] = cluster.total_threads();
+    std::size_t stateful = 0;
+    for (const auto& t : cluster.tasks) stateful += t.stateful ? 1 : 0;
+    j["scenario_stateful_tasks"] = stateful;
+    return j.dump();
+  };
+  const std::vector<std::string> results = detail::run_jobs(
+      total, detail::worker_count(options.jobs), [&](std::size_t index) {
+        if (options.on_progress && options.jobs == 1)
+          options.on_progress(scenarios[index / n_strategies].name, out.strategies[index % n_strategies], index, total);
+        return job(index);
+      },
+      [&](std::size_t done) {
+        if (options.on_progress && options.jobs != 1 && done < total)
+          options.on_progress(scenarios[done / n_strategies].name, out.strategies[done % n_strategies], done, total);
+      });
+  for (std::size_t si = 0; si < scenarios.size(); ++si) {
+    ScenarioComparison sc;
+    sc.name = scenarios[si].name;
+    sc.source = scenarios[si].source;
+    for (std::size_t k = 0; k < n_strategies; ++k) {
+      const nlohmann::json j = nlohmann::json::parse(results[si * n_strategies + k]);
+      if (k == 0) {
+        sc.tasks = j["scenario_tasks"].get<std::size_t>();
+        sc.clients = j["scenario_clients"].get<std::size_t>();
+        sc.threads = j["scenario_threads"].get<std::uint64_t>();
+        sc.stateful_tasks = j["scenario_stateful_tasks"].get<std::size_t>();
+      }
+      sc.rows.push_back(row_from_json(j));
     }
     out.scenarios.push_back(std::move(sc));
   }

@@ -573,4 +573,30 @@ nlohmann::ordered_json summary_to_json(const SimulationSummary& summary) {
   return out;
 }
 
+SimulationSummary summary_from_json(const nlohmann::json& j) {
+  SimulationSummary s;
+  auto opt64 = [&](const char* key) -> std::optional<std::int64_t> {
+    if (j.contains(key) && j[key].is_number()) return j[key].get<std::int64_t>();
+    return std::nullopt;
+  };
+  s.converged = j.value("converged", false);
+  s.stalled = j.value("stalled", false);
+  s.rounds = j.value("rounds", 0u);
+  s.active_moves = j.value("active_moves", std::uint64_t{0});
+  s.restore_offsets = j.value("restore_offsets", std::uint64_t{0});
+  if (j.contains("first_balanced_round") && j["first_balanced_round"].is_number())
+    s.first_balanced_round = j["first_balanced_round"].get<std::uint32_t>();
+  s.warmups = j.value("warmups", std::uint64_t{0});
+  s.probing_rounds = j.value("probing_rounds", 0u);
+  s.strategy = j.value("strategy", "");
+  s.time_to_balanced_ms = opt64("time_to_balanced_ms");
+  s.time_to_converged_ms = opt64("time_to_converged_ms");
+  s.restoring_task_ms = opt64("restoring_task_ms");
+  s.under_replicated_task_ms = j.value("under_replicated_task_ms", std::int64_t{0});
+  s.replayed_offsets = j.value("replayed_offsets", std::uint64_t{0});
+  s.peak_restoring_copies = j.value("peak_restoring_copies", std::uint64_t{0});
+  s.max_rounds_reached = j.value("max_rounds_reached", false);
+  return s;
+}
+
 }  // namespace assignor::host

@@ -31,6 +31,9 @@ struct AssignmentReport {
 // ordered_json: keys keep the order of DESIGN 4.4 / 4.5 and clients keep cluster order (by id), so
 // the output is stable and readable.
 nlohmann::ordered_json metrics_to_json(const Metrics& metrics);
+// The inverse, for results that cross a process boundary (compare --jobs, sweep shards): every
+// field metrics_to_json() writes; missing fields keep their defaults.
+Metrics metrics_from_json(const nlohmann::json& json);
 // JSON for people and machines: objects indented one key per line, arrays of scalars (task lists)
 // on one line, so a 100k-task assignment stays readable and compact. Ends with a newline.
 std::string pretty_json(const nlohmann::ordered_json& value);

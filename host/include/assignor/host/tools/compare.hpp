@@ -90,6 +90,9 @@ struct Comparison {
 struct CompareOptions {
   std::vector<std::string> strategies;  // empty: every loaded plugin, by name
   std::uint32_t runs = 5;               // timed runs per strategy and scenario (>= 1)
+  // Worker processes for the (scenario, strategy) pairs: 0 = every core, 1 = in this process. The
+  // rows are the same for any number (timings aside: workers share the machine).
+  unsigned jobs = 0;
   // Also simulate every strategy from every scenario (`compare --simulate`): these options, the
   // strategy set per row (its `strategy` and `on_round` are ignored), no fallback.
   std::optional<SimulationOptions> simulation;

@@ -171,6 +171,8 @@ SimulationResult simulate(const PluginRegistry& registry, const Config& config, 
 // One JSON line per round and the summary line (DESIGN 4.6), compact.
 nlohmann::ordered_json round_to_json(const SimulationRound& round);
 nlohmann::ordered_json summary_to_json(const SimulationSummary& summary);
+// The inverse (results crossing a process boundary: compare --jobs, sweep).
+SimulationSummary summary_from_json(const nlohmann::json& json);
 
 // The HTML report: convergence curves (active moves, warmups, load spread per round) as SVG line
 // charts and a table of the rounds. `context` lines go under the title (cluster, options).
