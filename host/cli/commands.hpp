@@ -40,6 +40,7 @@ Command add_compare(CLI::App& parent, const Globals& globals);
 Command add_simulate(CLI::App& parent, const Globals& globals);
 Command add_import(CLI::App& parent, const Globals& globals);
 Command add_replay(CLI::App& parent, const Globals& globals);
+Command add_sweep(CLI::App& parent, const Globals& globals);
 
 // The bundled high_availability (Kafka's own HighAvailabilityTaskAssignor, case for case) as the
 // importer's way to tell warmups from standbys in a logged decision (ImportOptions::replay_kafka);

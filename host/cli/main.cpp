@@ -30,7 +30,8 @@ int main(int argc, char** argv) {
   const std::vector<Command> commands{add_assign(app, globals), add_validate(app, globals),
                                       add_plugins(app, globals), add_generate(app, globals),
                                       add_compare(app, globals), add_simulate(app, globals),
-                                      add_import(app, globals),  add_replay(app, globals)};
+                                      add_import(app, globals),  add_replay(app, globals),
+                                      add_sweep(app, globals)};
 
   try {
     app.parse(argc, argv);
