@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@
 #include "assignor/host/support/printable.hpp"
 #include "assignor/host/report/report_html.hpp"
 #include "text_table.hpp"
+#include "assignor/host/report/recommend.hpp"
 
 namespace assignor::host {
 
@@ -179,13 +181,57 @@ std::vector<std::string> compare_chart_names() {
   return names;
 }
 
+// The recommendation per scenario: with simulations, the strategies no other beats on time to
+// converged, restoring and under-replicated task-time (as sweep weighs them); without, on what the
+// assignment itself costs: restoring actives, stateful balance, stale standbys, active moves.
+std::vector<std::string> compare_recommendation(const Comparison& comparison) {
+  std::vector<std::string> out;
+  constexpr double kNever = std::numeric_limits<double>::infinity();
+  for (const auto& scenario : comparison.scenarios) {
+    std::vector<Candidate> candidates;
+    for (const auto& row : scenario.rows) {
+      if (row.status != CompareStatus::ok) continue;
+      if (comparison.simulated) {
+        const auto& sim = row.simulation;
+        if (!sim || !sim->converged || !sim->time_to_converged_ms) {
+          candidates.push_back({row.strategy, {kNever, kNever, kNever}});
+          continue;
+        }
+        candidates.push_back({row.strategy,
+                              {static_cast<double>(*sim->time_to_converged_ms),
+                               static_cast<double>(sim->restoring_task_ms.value_or(0)),
+                               static_cast<double>(sim->under_replicated_task_ms)}});
+      } else {
+        const Metrics& m = row.metrics;
+        candidates.push_back({row.strategy,
+                              {static_cast<double>(m.restoring_actives), m.stateful_load_spread,
+                               static_cast<double>(m.stale_standbys), static_cast<double>(m.active_moves)}});
+      }
+    }
+    const std::string where = "recommended for " + scenario.name;
+    if (comparison.simulated) {
+      out.push_back(recommendation_line(where, candidates, describe_simulation_costs));
+    } else {
+      out.push_back(recommendation_line(where, candidates, [](const std::vector<double>& c) {
+        return fmt::format("{} restoring active{}, stateful load spread {}, {} stale standby{}, {} active move{}; "
+                           "simulate (--simulate) to weigh the time to converge",
+                           c[0], c[0] == 1 ? "" : "s", format_number(c[1]), c[2], c[2] == 1 ? "" : "s", c[3],
+                           c[3] == 1 ? "" : "s");
+      }));
+    }
+  }
+  return out;
+}
+
 std::string compare_table(const Comparison& comparison) {
   std::string out = fmt::format("compare: {} strateg{} x {} scenario{}; assign_ms: median of {} run{} (min..max)\n",
                                 comparison.strategies.size(), comparison.strategies.size() == 1 ? "y" : "ies",
                                 comparison.scenarios.size(), comparison.scenarios.size() == 1 ? "" : "s",
                                 comparison.runs, comparison.runs == 1 ? "" : "s");
   const std::vector<Column> columns = table_columns();
-  for (const auto& scenario : comparison.scenarios) {
+  const std::vector<std::string> recommended = compare_recommendation(comparison);
+  for (std::size_t si = 0; si < comparison.scenarios.size(); ++si) {
+    const auto& scenario = comparison.scenarios[si];
     out += '\n' + scenario_heading(scenario) + '\n';
     std::vector<std::vector<std::string>> rows(2);  // the two header lines, then one row per strategy
     std::vector<bool> right;
@@ -207,6 +253,7 @@ std::string compare_table(const Comparison& comparison) {
       if (row.validation_errors.size() > kListedValidationErrors)
         out += fmt::format("    ... and {} more\n", row.validation_errors.size() - kListedValidationErrors);
     }
+    out += printable(recommended[si]) + "\n";
   }
   return out;
 }
@@ -353,6 +400,7 @@ std::string compare_html(const Comparison& comparison, const std::vector<std::st
                                      comparison.scenarios.size(), comparison.scenarios.size() == 1 ? "" : "s",
                                      comparison.runs, comparison.runs == 1 ? "" : "s"));
   for (const auto& s : comparison.scenarios) page.summary.push_back(scenario_heading(s));
+  for (const auto& line : compare_recommendation(comparison)) page.sections.push_back(Paragraph{line});
   if (!comparison.all_ok())
     page.summary.push_back("A \u00d7 marks a strategy that failed or returned an invalid assignment (see the table).");
 

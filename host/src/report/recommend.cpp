@@ -2,6 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+
+#include <fmt/format.h>
+
+#include "assignor/host/report/report_html.hpp"
 
 namespace assignor::host {
 
@@ -27,6 +32,39 @@ std::vector<std::size_t> undominated(const std::vector<Candidate>& c) {
   std::stable_sort(out.begin(), out.end(), [&](std::size_t a, std::size_t b) {
     return c[a].costs.empty() ? false : c[b].costs.empty() ? true : c[a].costs[0] < c[b].costs[0];
   });
+  return out;
+}
+
+std::string recommendation_line(const std::string& where, const std::vector<Candidate>& candidates,
+                                const std::function<std::string(const std::vector<double>&)>& describe) {
+  const auto front = undominated(candidates);
+  if (front.empty() || candidates[front[0]].costs.empty() || !std::isfinite(candidates[front[0]].costs[0]))
+    return fmt::format("{}: none qualifies (no run converged)", where);
+  std::vector<std::pair<std::vector<double>, std::vector<std::string>>> groups;
+  for (std::size_t i : front) {
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == candidates[i].costs; });
+    if (it == groups.end()) groups.push_back({candidates[i].costs, {candidates[i].label}});
+    else it->second.push_back(candidates[i].label);
+  }
+  auto names = [](const std::vector<std::string>& labels) {
+    std::string out;
+    for (std::size_t i = 0; i < labels.size(); ++i) out += (i ? " / " : "") + labels[i];
+    return out;
+  };
+  std::string out = fmt::format("{}: {} ({})", where, names(groups[0].second), describe(groups[0].first));
+  for (std::size_t i = 1; i < groups.size() && i < 6; ++i)
+    out += fmt::format("{} {} ({})", i == 1 ? "; also undominated:" : ";", names(groups[i].second), describe(groups[i].first));
+  if (groups.size() > 6) out += fmt::format("; and {} more", groups.size() - 6);
+  return out;
+}
+
+std::string describe_simulation_costs(const std::vector<double>& c) {
+  if (c.size() < 3 || !std::isfinite(c[0])) return "never converges";
+  std::string out = fmt::format("converges in {}", format_duration_ms(static_cast<std::int64_t>(c[0])));
+  out += c[1] > 0 ? fmt::format(", {} of actives restoring", format_duration_ms(static_cast<std::int64_t>(c[1])))
+                  : ", no active restoring";
+  out += c[2] > 0 ? fmt::format(", {} under-replicated", format_duration_ms(static_cast<std::int64_t>(c[2])))
+                  : ", never under-replicated";
   return out;
 }
 

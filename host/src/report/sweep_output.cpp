@@ -38,37 +38,8 @@ std::vector<double> costs(const SweepRun& r) {
           static_cast<double>(s.under_replicated_task_ms)};
 }
 
-std::string cost_text(const std::vector<double>& c) {
-  if (!std::isfinite(c[0])) return "never converges";
-  std::string out = fmt::format("converges in {}", format_duration_ms(static_cast<std::int64_t>(c[0])));
-  out += c[1] > 0 ? fmt::format(", {} of actives restoring", format_duration_ms(static_cast<std::int64_t>(c[1])))
-                  : ", no active restoring";
-  out += c[2] > 0 ? fmt::format(", {} under-replicated", format_duration_ms(static_cast<std::int64_t>(c[2])))
-                  : ", never under-replicated";
-  return out;
-}
-
-// The undominated candidates, those with the same figures said once ("a / b: figures").
 std::string front_text(const std::string& where, const std::vector<Candidate>& candidates) {
-  const auto front = undominated(candidates);
-  if (front.empty() || !std::isfinite(candidates[front[0]].costs[0]))
-    return fmt::format("{}: no combination converged", where);
-  std::vector<std::pair<std::vector<double>, std::vector<std::string>>> groups;
-  for (std::size_t i : front) {
-    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == candidates[i].costs; });
-    if (it == groups.end()) groups.push_back({candidates[i].costs, {candidates[i].label}});
-    else it->second.push_back(candidates[i].label);
-  }
-  auto names = [](const std::vector<std::string>& labels) {
-    std::string out;
-    for (std::size_t i = 0; i < labels.size(); ++i) out += (i ? " / " : "") + labels[i];
-    return out;
-  };
-  std::string out = fmt::format("{}: {} ({})", where, names(groups[0].second), cost_text(groups[0].first));
-  for (std::size_t i = 1; i < groups.size() && i < 6; ++i)
-    out += fmt::format("{} {} ({})", i == 1 ? "; also undominated:" : ";", names(groups[i].second), cost_text(groups[i].first));
-  if (groups.size() > 6) out += fmt::format("; and {} more", groups.size() - 6);
-  return out;
+  return recommendation_line(where, candidates, describe_simulation_costs);
 }
 
 std::string outcome(const SweepRun& r) {

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -22,5 +23,15 @@ struct Candidate {
 // sorted by the first cost; candidates whose first cost is infinite are left out unless every
 // candidate's is.
 std::vector<std::size_t> undominated(const std::vector<Candidate>& candidates);
+
+// "WHERE: a / b (their costs); also undominated: c (its costs)": the undominated candidates, those
+// with the same costs said once, each group's costs described by `describe`; "WHERE: none
+// qualifies" when the first cost of every candidate is infinite.
+std::string recommendation_line(const std::string& where, const std::vector<Candidate>& candidates,
+                                const std::function<std::string(const std::vector<double>&)>& describe);
+
+// The simulation costs the sweep and `compare --simulate` weigh, and their description:
+// time to converged (infinite when it did not), restoring task-time, under-replicated task-time.
+std::string describe_simulation_costs(const std::vector<double>& costs);
 
 }  // namespace assignor::host
