@@ -14,25 +14,31 @@ namespace {
 std::string summary_sentence(const SimulationSummary& s) {
   std::string text;
   if (s.converged)
-    text = fmt::format("Converged after {} round{}", s.rounds, s.rounds == 1 ? "" : "s");
-  else if (s.stalled)
-    text = fmt::format("Stalled after {} round{}: an unbalanced assignment that no longer changes", s.rounds,
+    text = fmt::format("Converged in {} ({} round{})", format_duration_ms(s.time_to_converged_ms.value_or(0)), s.rounds,
                        s.rounds == 1 ? "" : "s");
+  else if (s.stalled)
+    text = fmt::format("Stalled after {} round{}: an assignment that no longer changes, not balanced or not fully "
+                       "replicated",
+                       s.rounds, s.rounds == 1 ? "" : "s");
   else
     text = fmt::format("Not converged after {} round{} (the round limit)", s.rounds, s.rounds == 1 ? "" : "s");
-  text += fmt::format(" with {}: {} active move{}, {} warmup{}, {} offsets restored; ", s.strategy, s.active_moves,
-                      s.active_moves == 1 ? "" : "s", s.warmups, s.warmups == 1 ? "" : "s", s.restore_offsets);
+  text += fmt::format(" with {}: {} active move{}, {} warmup{}, {} offsets replayed by copies; ", s.strategy,
+                      s.active_moves, s.active_moves == 1 ? "" : "s", s.warmups, s.warmups == 1 ? "" : "s",
+                      format_number(static_cast<double>(s.replayed_offsets), true));
   text += s.first_balanced_round ? fmt::format("first balanced at round {} ({})", *s.first_balanced_round,
                                                format_duration_ms(*s.time_to_balanced_ms))
                                  : std::string("never balanced");
   if (s.restoring_task_ms)
     text += fmt::format("; actives spent {} restoring in all", format_duration_ms(*s.restoring_task_ms));
+  text += fmt::format("; {} of task-time under-replicated", format_duration_ms(s.under_replicated_task_ms));
   return text + ".";
 }
 
 }  // namespace
 
-std::vector<std::string> simulation_chart_names() { return {"active_moves", "warmups", "load_spread"}; }
+std::vector<std::string> simulation_chart_names() {
+  return {"active_moves", "copies", "load_spread", "restore_traffic"};
+}
 
 std::string simulation_html(const SimulationResult& result, const std::vector<std::string>& context) {
   HtmlReport page;
@@ -40,40 +46,58 @@ std::string simulation_html(const SimulationResult& result, const std::vector<st
   page.summary = context;
   page.summary.push_back(summary_sentence(result.summary));
 
+  // x: hours since the first rebalance (when each round's assignment took effect).
   std::vector<double> x;
-  std::vector<std::optional<double>> moves, restoring, warmups, active_spread, total_spread, thread_spread;
+  std::vector<std::optional<double>> moves, restoring, standby_moves, warmups, stale, restoring_copies, active_spread,
+      stateful_spread, total_spread, thread_spread, replayed;
+  auto d = [](auto v) { return std::optional<double>(static_cast<double>(v)); };
   for (const auto& r : result.rounds) {
-    x.push_back(r.round);
-    moves.emplace_back(static_cast<double>(r.metrics.active_moves));
-    restoring.emplace_back(static_cast<double>(r.metrics.restoring_actives));
-    warmups.emplace_back(static_cast<double>(r.metrics.warmups));
+    x.push_back(static_cast<double>(r.at_ms) / 3.6e6);
+    moves.push_back(d(r.metrics.active_moves));
+    restoring.push_back(d(r.metrics.restoring_actives));
+    standby_moves.push_back(d(r.standby_moves));
+    warmups.push_back(d(r.metrics.warmups));
+    stale.push_back(d(r.metrics.stale_standbys));
+    restoring_copies.push_back(d(r.restoring_copies));
     active_spread.emplace_back(r.metrics.active_load_spread);
+    stateful_spread.emplace_back(r.metrics.stateful_load_spread);
     total_spread.emplace_back(r.metrics.total_load_spread);
-    thread_spread.emplace_back(r.metrics.thread_load_spread
-                                   ? std::optional<double>(static_cast<double>(*r.metrics.thread_load_spread))
-                                   : std::nullopt);
+    thread_spread.push_back(r.metrics.thread_load_spread ? d(*r.metrics.thread_load_spread) : std::nullopt);
+    replayed.push_back(d(r.replayed_offsets));
   }
+  const std::string hours = "hours since the first rebalance";
   page.sections.emplace_back(LineChart{"active_moves",
-                                       "Tasks whose active client changed in each round, and restoring actives "
-                                       "(stateful actives waiting on a restore while a caught-up client exists).",
-                                       "round",
+                                       "At each rebalance: tasks whose active client changed, restoring actives "
+                                       "(waiting on a restore while a caught-up client exists), and standby or "
+                                       "warmup copies placed on a client that had none.",
+                                       hours,
                                        "tasks",
                                        x,
-                                       {{"active_moves", moves}, {"restoring_actives", restoring}}});
-  page.sections.emplace_back(LineChart{"warmups",
-                                       "Warmup replicas placed in each round: copies catching up before a move.",
-                                       "round",
-                                       "replicas",
+                                       {{"active_moves", moves}, {"restoring_actives", restoring}, {"standby_moves", standby_moves}}});
+  page.sections.emplace_back(LineChart{"copies",
+                                       "Warmups placed, stale standbys (behind acceptable_recovery_lag: redundancy on "
+                                       "paper) and every copy not caught up when the assignment took effect.",
+                                       hours,
+                                       "copies",
                                        x,
-                                       {{"warmups", warmups}}});
+                                       {{"warmups", warmups}, {"stale_standbys", stale}, {"restoring_copies", restoring_copies}}});
   page.sections.emplace_back(LineChart{
       "load_spread",
-      "Max - min over clients of tasks per thread (actives, and every copy held), and the largest spread between "
-      "the threads of one client. The group is balanced when active and thread spreads are at most 1.",
-      "round",
+      "Max - min over clients of tasks per thread (actives; actives with a changelog; every copy held), and the "
+      "largest spread between the threads of one client. Balanced: active, stateful and thread spreads at most 1.",
+      hours,
       "tasks per thread",
       x,
-      {{"active_load_spread", active_spread}, {"total_load_spread", total_spread}, {"thread_load_spread", thread_spread}}});
+      {{"active_load_spread", active_spread},
+       {"stateful_load_spread", stateful_spread},
+       {"total_load_spread", total_spread},
+       {"thread_load_spread", thread_spread}}});
+  page.sections.emplace_back(LineChart{"restore_traffic",
+                                       "Offsets the copies restored from changelogs until the next rebalance.",
+                                       hours,
+                                       "offsets",
+                                       x,
+                                       {{"replayed_offsets", replayed}}});
 
   HtmlTable table;
   table.caption = "Rounds";

@@ -445,6 +445,13 @@ SimulationResult simulate(const PluginRegistry& registry, const Config& config, 
     }
 
     const bool unchanged = previous && *previous == report.assignment;
+    for (const auto* list : {&report.assignment.standbys, &report.assignment.warmups})
+      for (const Placement& p : *list) {
+        const Client& holder = state.clients[p.client];
+        if (!std::binary_search(holder.previous_standby.begin(), holder.previous_standby.end(), p.task) &&
+            !std::binary_search(holder.previous_active.begin(), holder.previous_active.end(), p.task))
+          ++round.standby_moves;
+      }
 
     // Until the next rebalance: the probing interval (the config's when none was asked for), cut
     // short by the next event: at once when this round's events trigger one (events by round),
@@ -549,6 +556,7 @@ nlohmann::ordered_json round_to_json(const SimulationRound& round) {
   out["replayed_offsets"] = round.replayed_offsets;
   out["restoring_copies"] = round.restoring_copies;
   out["under_replicated_task_ms"] = round.under_replicated_task_ms;
+  out["standby_moves"] = round.standby_moves;
   return out;
 }
 

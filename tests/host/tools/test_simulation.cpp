@@ -472,10 +472,10 @@ TEST_F(Simulation, HtmlReportIsWellFormedWithOneSvgPerChart) {
   const auto check = test::check_xml(html);
   ASSERT_EQ(check.problem, "");
   EXPECT_EQ(check.elements.at("svg"), static_cast<int>(simulation_chart_names().size()));
-  EXPECT_EQ(simulation_chart_names().size(), 3u);
+  EXPECT_EQ(simulation_chart_names().size(), 4u);
   EXPECT_THAT(html, HasSubstr("one &lt;client&gt; &amp; friends"));
   EXPECT_THAT(html, HasSubstr("beta &lt;new&gt; joins"));
-  EXPECT_THAT(html, HasSubstr("Converged after"));
+  EXPECT_THAT(html, HasSubstr("Converged in"));
 }
 
 TEST_F(Simulation, IsBalancedLooksAtActiveAndThreadSpreads) {

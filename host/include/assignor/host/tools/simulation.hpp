@@ -113,6 +113,8 @@ struct SimulationRound {
   // at most clients - 1), up to the next rebalance (the last round, with a restore rate: until
   // fully replicated).
   std::int64_t under_replicated_task_ms = 0;
+  // Standby and warmup copies placed on a client that held no copy of the task before.
+  std::uint64_t standby_moves = 0;
 };
 
 struct SimulationOptions {
