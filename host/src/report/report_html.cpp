@@ -13,12 +13,21 @@ namespace assignor::host {
 
 namespace {
 
-// Tableau 10: distinct on screen and in print, and readable by most colour-blind people.
-constexpr const char* kPalette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
-                                    "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
+// Paul Tol's "muted" scheme and its grey: ten colours that stay apart for the common forms of
+// colour blindness (deuteranopia, protanopia, tritanopia) and in print.
+constexpr const char* kPalette[] = {"#332288", "#88ccee", "#44aa99", "#117733", "#999933",
+                                    "#ddcc77", "#cc6677", "#882255", "#aa4499", "#888888"};
 constexpr std::size_t kPaletteSize = sizeof(kPalette) / sizeof(kPalette[0]);
 
 const char* colour(std::size_t i) { return kPalette[i % kPaletteSize]; }
+
+// Lines also differ by dash pattern, so that neighbours stay apart without colour (greyscale
+// print, monochrome vision) and the eleventh line does not repeat the first.
+constexpr const char* kDashes[] = {"", "7 3", "2 3", "9 3 2 3"};
+std::string dash(std::size_t i) {
+  const char* d = kDashes[i % (sizeof(kDashes) / sizeof(kDashes[0]))];
+  return *d ? fmt::format(" stroke-dasharray=\"{}\"", d) : std::string();
+}
 
 // Rough width of text at the charts' 12px sans-serif: enough to lay out labels and legends.
 double text_width(std::string_view text, double font_size = 12) {
@@ -98,8 +107,8 @@ Legend legend(const std::vector<std::string>& names, double x, double right, boo
     }
     if (lines)
       out.svg += fmt::format(
-          "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"2.5\"/>", px(cx),
-          px(cy - 4), px(cx + 14), px(cy - 4), colour(i));
+          "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"2.5\"{}/>", px(cx),
+          px(cy - 4), px(cx + 14), px(cy - 4), colour(i), dash(i));
     else
       out.svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{}\"/>", px(cx),
                              px(cy - 10), colour(i));
@@ -132,6 +141,16 @@ std::string svg_open(double width, double height, const std::string& title, cons
       "font-family=\"sans-serif\" font-size=\"12\" fill=\"#222\" role=\"img\"><title>{2}</title>"
       "<desc>{3}</desc>",
       px(width), px(height), escape_xml(title), escape_xml(description));
+}
+
+// A chart whose every value is zero says so in one line instead of a flat plot: the reader learns
+// the same at a glance and the report stays short. Still an <svg>, with the chart's title.
+std::string zero_chart_svg(double width, double left, const std::string& title, const std::string& description,
+                           const std::string& text) {
+  std::string out = svg_open(width, 24, title, description);
+  out += fmt::format("<text x=\"{}\" y=\"16\" fill=\"#555\">{}</text></svg>", px(left),
+                     escape_xml(shorten(text, 110)));
+  return out;
 }
 
 }  // namespace
@@ -233,6 +252,16 @@ std::string render_svg(const BarChart& chart) {
   const double bars = static_cast<double>(n_groups * n_series);
   const double plot_width = std::max(560.0, bars * 10 + static_cast<double>(n_groups) * kGroupGap);
   const double width = kLeft + plot_width + kRight;
+
+  // Every bar present and zero (no failed run to show): one line of text.
+  bool all_zero = !chart.bars.empty();
+  for (const auto& group : chart.bars)
+    for (const Bar& bar : group)
+      if (!bar.value || *bar.value != 0 || (bar.high && *bar.high != 0)) all_zero = false;
+  if (all_zero)
+    return zero_chart_svg(width, kLeft, chart.title, chart.description,
+                          fmt::format("{}: 0 in every one of the {} bars", chart.title,
+                                      chart.groups.size() * chart.series.size()));
 
   // Data range and whether every value is a whole number (counts get integer ticks). Whisker tops
   // count too, unless one slow outlier run would flatten every bar: then the axis fits the bars
@@ -344,6 +373,20 @@ std::string render_svg(const LineChart& chart) {
   constexpr double kLeft = 64, kRight = 20, kPlotWidth = 640, kPlotHeight = 220;
   const double width = kLeft + kPlotWidth + kRight;
 
+  bool all_zero = true;
+  for (const auto& line : chart.lines)
+    for (const auto& v : line.values)
+      if (v && *v != 0) all_zero = false;
+  if (all_zero && !chart.x.empty()) {
+    std::vector<std::string> names;
+    for (const auto& line : chart.lines) names.push_back(line.name);
+    std::string joined;
+    for (std::size_t i = 0; i < names.size(); ++i) joined += (i ? ", " : "") + names[i];
+    return zero_chart_svg(width, kLeft, chart.title, chart.description,
+                          fmt::format("{}: 0 at every point{}", joined.empty() ? chart.title : joined,
+                                      chart.x_label.empty() ? "" : " (" + chart.x_label + ")"));
+  }
+
   std::vector<std::string> names;
   for (const auto& line : chart.lines) names.push_back(line.name);
   const Legend key = legend(names, kLeft, width - kRight, true);
@@ -372,10 +415,15 @@ std::string render_svg(const LineChart& chart) {
   out += key.svg;
   out += y_grid(axis, kLeft, kLeft + kPlotWidth, top, bottom);
 
-  // x ticks: whole numbers (rounds), at most about 12 of them.
-  const double x_step = nice_step(x_max - x_min, 10, true);
-  const double first_tick = std::ceil(x_min);
-  for (double x = first_tick; x <= x_max + 1e-9; x += x_step) {
+  // x ticks: about ten nice values; whole numbers when every x is one (rounds), else fractions
+  // too (hours of simulated time).
+  bool x_integer = true;
+  for (double x : chart.x) x_integer = x_integer && is_integer(x);
+  const double x_step = nice_step(x_max - x_min, 10, x_integer);
+  const double first_tick = std::ceil(x_min / x_step - 1e-9) * x_step;
+  for (int k = 0;; ++k) {
+    const double x = first_tick + k * x_step;  // by index: no drift from adding steps
+    if (x > x_max + x_step * 1e-6) break;
     const double sx = x_of(x);
     out += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#888\"/>", px(sx), px(bottom),
                        px(bottom + 4));
@@ -396,8 +444,8 @@ std::string render_svg(const LineChart& chart) {
     std::string points;
     auto flush = [&] {
       if (!points.empty())
-        out += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"/>", points,
-                           colour(l));
+        out += fmt::format("<polyline points=\"{}\" fill=\"none\" stroke=\"{}\" stroke-width=\"2\"{}/>", points,
+                           colour(l), dash(l));
       points.clear();
     };
     const std::size_t n = std::min(line.values.size(), chart.x.size());

@@ -105,8 +105,11 @@ TEST(RenderSvg, DegenerateChartsStayWellFormed) {
   EXPECT_EQ(check_xml(render_svg(LineChart{})).problem, "");
   LineChart one_point{"x", "", "round", "", {1}, {{"only", {std::nullopt}}}};
   EXPECT_EQ(check_xml(render_svg(one_point)).problem, "");
-  BarChart zeros{"z", "", "", {"g"}, {"s"}, {{{0.0, {}, {}, ""}}}};
+  BarChart zeros{"z", "", "", {"g", "h"}, {"s"}, {{{0.0, {}, {}, ""}}, {{0.0, {}, {}, ""}}}};
   EXPECT_EQ(check_xml(render_svg(zeros)).problem, "");
+  EXPECT_THAT(render_svg(zeros), HasSubstr("z: 0 in every one of the 2 bars"));
+  zeros.bars[1][0] = Bar{};  // a failed run is never hidden in the summary line
+  EXPECT_THAT(render_svg(zeros), HasSubstr("<rect"));
   LineChart long_run{"long", "", "round", "", {}, {{"a", {}}}};
   for (int i = 1; i <= 500; ++i) {
     long_run.x.push_back(i);
@@ -115,6 +118,42 @@ TEST(RenderSvg, DegenerateChartsStayWellFormed) {
   const std::string svg = render_svg(long_run);
   EXPECT_EQ(check_xml(svg).problem, "");
   EXPECT_THAT(svg, Not(HasSubstr("<circle")));  // too many rounds for dots: the line alone
+}
+
+TEST(RenderSvg, AllZeroLineChartIsOneLineOfText) {
+  LineChart zeros{"copies", "warmups per round", "hours", "copies", {0, 0.5, 1},
+                  {{"warmups", {0.0, 0.0, std::nullopt}}, {"stale_standbys", {0.0, 0.0, 0.0}}}};
+  const std::string svg = render_svg(zeros);
+  EXPECT_EQ(check_xml(svg).problem, "");
+  EXPECT_THAT(svg, HasSubstr("warmups, stale_standbys: 0 at every point (hours)"));
+  EXPECT_THAT(svg, Not(HasSubstr("<polyline")));
+  EXPECT_THAT(svg, HasSubstr("height=\"24\""));
+  zeros.lines[1].values[2] = 1.0;  // one value above zero: a real plot again
+  EXPECT_THAT(render_svg(zeros), HasSubstr("<polyline"));
+}
+
+TEST(RenderSvg, FractionalXGetsFractionalTicksWithoutDrift) {
+  LineChart hours{"moves", "", "hours", "tasks", {0, 0.1, 0.2, 0.3}, {{"a", {1.0, 2.0, 3.0, 4.0}}}};
+  const std::string svg = render_svg(hours);
+  EXPECT_EQ(check_xml(svg).problem, "");
+  for (const char* tick : {">0.05<", ">0.1<", ">0.15<", ">0.3<"}) EXPECT_THAT(svg, HasSubstr(tick)) << tick;
+  EXPECT_THAT(svg, Not(HasSubstr("0.30000")));
+  LineChart rounds{"moves", "", "round", "tasks", {1, 2, 3}, {{"a", {1.0, 2.0, 3.0}}}};
+  EXPECT_THAT(render_svg(rounds), Not(HasSubstr(">1.5<")));  // rounds are whole numbers
+}
+
+TEST(RenderSvg, NeighbouringLinesDifferInColourAndDash) {
+  LineChart many{"m", "", "round", "", {1, 2}, {}};
+  for (int i = 0; i < 11; ++i) many.lines.push_back({"s" + std::to_string(i), {1.0 * i + 1, 2.0 * i + 1}});
+  const std::string svg = render_svg(many);
+  std::vector<std::string> styles;
+  for (std::size_t at = svg.find("<polyline"); at != std::string::npos; at = svg.find("<polyline", at + 1)) {
+    const std::size_t stroke = svg.find(" stroke=", at);
+    styles.push_back(svg.substr(stroke, svg.find("/>", stroke) - stroke));
+  }
+  ASSERT_EQ(styles.size(), 11u);
+  for (std::size_t i = 0; i < styles.size(); ++i)
+    for (std::size_t j = i + 1; j < styles.size(); ++j) EXPECT_NE(styles[i], styles[j]) << i << " " << j;
 }
 
 TEST(XmlCheck, CatchesWhatTheWriterCouldGetWrong) {
