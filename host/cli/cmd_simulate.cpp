@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <charconv>
+#include <chrono>
 #include <iostream>
 #include <limits>
 #include <memory>
@@ -121,11 +122,10 @@ Command add_simulate(CLI::App& parent, const Globals& globals) {
 
             Output out(o->output);
             host::ProgressLine progress(std::cerr, isatty(STDERR_FILENO) != 0);
+            const auto started = std::chrono::steady_clock::now();
             options.on_round = [&](const host::SimulationRound& r) {
               out.write(host::round_to_json(r).dump() + '\n');
-              progress.update(fmt::format("simulate: round {}/{}: {} clients, {} active moves, {} warmups, {}",
-                                          r.round, options.max_rounds, r.clients, r.metrics.active_moves,
-                                          r.metrics.warmups, r.probing_rebalance ? "probing" : "no probing"));
+              progress.update(host::simulation_progress(r, options.max_rounds, std::chrono::steady_clock::now() - started));
             };
             const host::SimulationResult result = host::simulate(registry, config, std::move(cluster), options);
             progress.finish();

@@ -1,6 +1,7 @@
 // The HTML report of `assignor simulate`: convergence curves and a table of the rounds.
 #include <fmt/format.h>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -123,6 +124,26 @@ std::string simulation_html(const SimulationResult& result, const std::vector<st
   }
   page.sections.emplace_back(std::move(table));
   return render_html(page);
+}
+
+std::string simulation_progress(const SimulationRound& r, std::uint32_t max_rounds,
+                                std::chrono::nanoseconds wall_elapsed) {
+  std::string text = fmt::format("simulate: round {}/{} at {} simulated: {} clients, {} active moves, {} warmups, "
+                                 "{} copies restoring",
+                                 r.round, max_rounds, format_duration_ms(r.at_ms), r.clients, r.metrics.active_moves,
+                                 r.metrics.warmups, r.restoring_copies);
+  if (!r.slowest_restore_ms || *r.slowest_restore_ms == 0) return text;
+  text += fmt::format("; at least {} to go", format_duration_ms(*r.slowest_restore_ms));
+  // The pace so far: simulated time per round, wall time per round.
+  if (r.round > 1 && r.at_ms > 0) {
+    const double sim_per_round = static_cast<double>(r.at_ms) / static_cast<double>(r.round - 1);
+    const double rounds_left = std::ceil(static_cast<double>(*r.slowest_restore_ms) / sim_per_round);
+    const double wall_per_round =
+        std::chrono::duration<double, std::milli>(wall_elapsed).count() / static_cast<double>(r.round);
+    text += fmt::format(" (~{} more rounds, ~{})", format_number(rounds_left, true),
+                        format_duration_ms(static_cast<std::int64_t>(std::llround(rounds_left * wall_per_round))));
+  }
+  return text;
 }
 
 }  // namespace assignor::host

@@ -178,6 +178,7 @@ struct AssignmentCost {
   std::int64_t under_replicated_in_full = 0;
   std::uint64_t replayed_offsets = 0;
   std::uint64_t restoring_copies = 0;
+  std::int64_t slowest_restore_ms = 0;  // with a rate: until the copy furthest behind is caught up
 };
 
 // How copies catch up between two rebalances `gap_ms` apart: by `catch_up` offsets (per round),
@@ -244,7 +245,10 @@ AssignmentCost apply_assignment(Cluster& state, const Assignment& assignment,
       if (held && task.has_logged_store) {
         const std::int64_t done = caught_up_amount(lag);
         cost.replayed_offsets = saturating_add(cost.replayed_offsets, static_cast<std::uint64_t>(done));
-        if (lag > cu.acceptable) ++cost.restoring_copies;
+        if (lag > cu.acceptable) {
+          ++cost.restoring_copies;
+          if (cu.rate) cost.slowest_restore_ms = std::max(cost.slowest_restore_ms, caught_up_after(lag, cu));
+        }
       }
       if (next_active == t) {
         ++a;
@@ -474,6 +478,7 @@ SimulationResult simulate(const PluginRegistry& registry, const Config& config, 
         apply_assignment(state, report.assignment, report.threads, cu, config.settings.num_standby_replicas);
     round.replayed_offsets = cost.replayed_offsets;
     round.restoring_copies = cost.restoring_copies;
+    if (options.restore_rate) round.slowest_restore_ms = cost.slowest_restore_ms;
     add_new_data(state, options.new_data);
     const std::size_t first_step = next;
     while (next < steps.size() && (timed ? steps[next].at_ms <= boundary : steps[next].event.round == k)) {
@@ -557,6 +562,7 @@ nlohmann::ordered_json round_to_json(const SimulationRound& round) {
   out["restoring_copies"] = round.restoring_copies;
   out["under_replicated_task_ms"] = round.under_replicated_task_ms;
   out["standby_moves"] = round.standby_moves;
+  out["slowest_restore_ms"] = optional_json(round.slowest_restore_ms);
   return out;
 }
 

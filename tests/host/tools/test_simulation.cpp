@@ -326,6 +326,11 @@ TEST_F(Simulation, TimeModelByHand_EventsRebalanceAtOnceAndRestoringIsCountedUnt
   EXPECT_THAT(replayed, ElementsAre(0u, 0u, 90000u, 30000u, 0u));
   EXPECT_EQ(r.summary.replayed_offsets, 120000u);
   EXPECT_THAT(copies, ElementsAre(2u, 2u, 2u, 1u, 0u));  // actives not caught up when they take effect
+  // Until the copy furthest behind is within acceptable_recovery_lag (10,000): 0_0 from 90,000 is
+  // 80,000 offsets at 100/s = 800 s; from 30,000 in round 4, 200 s.
+  std::vector<std::int64_t> slowest;
+  for (const auto& round : r.rounds) slowest.push_back(round.slowest_restore_ms.value_or(-1));
+  EXPECT_THAT(slowest, ElementsAre(800000, 800000, 800000, 200000, 0));
   EXPECT_EQ(r.summary.peak_restoring_copies, 2u);
   EXPECT_FALSE(r.summary.time_to_balanced_ms);
   EXPECT_FALSE(r.summary.time_to_converged_ms);
@@ -581,6 +586,30 @@ TEST_F(Simulation, EventsInTimeRebalanceWhenTheyHappen) {
   EXPECT_THAT(b.rounds[0].events, ElementsAre("d joins (1 thread)", "e joins (1 thread)"));
   EXPECT_EQ(b.rounds[1].at_ms, 5000);
   EXPECT_EQ(b.rounds[1].clients, 5u);
+}
+
+// The progress line: the simulated clock, and the estimate from the slowest copy's restore at the
+// pace so far (4 rounds in 1 h: 15 min a round; 2 h to go: 8 rounds; 1 s of wall time a round).
+TEST(SimulationProgress, ShowsSimulatedClockAndEstimate) {
+  SimulationRound r;
+  r.round = 5;
+  r.at_ms = 3'600'000;
+  r.clients = 3;
+  r.metrics.active_moves = 2;
+  r.metrics.warmups = 1;
+  r.restoring_copies = 4;
+  r.slowest_restore_ms = 7'200'000;
+  EXPECT_EQ(simulation_progress(r, 1000, std::chrono::seconds(5)),
+            "simulate: round 5/1000 at 1 h simulated: 3 clients, 2 active moves, 1 warmups, 4 copies restoring; "
+            "at least 2 h to go (~8 more rounds, ~8 s)");
+  r.slowest_restore_ms = 0;  // nothing behind: no estimate
+  EXPECT_EQ(simulation_progress(r, 1000, std::chrono::seconds(5)),
+            "simulate: round 5/1000 at 1 h simulated: 3 clients, 2 active moves, 1 warmups, 4 copies restoring");
+  r.slowest_restore_ms.reset();  // rounds, not time: nothing to estimate from
+  r.round = 1;
+  r.at_ms = 0;
+  EXPECT_EQ(simulation_progress(r, 10, std::chrono::seconds(1)),
+            "simulate: round 1/10 at 0 ms simulated: 3 clients, 2 active moves, 1 warmups, 4 copies restoring");
 }
 
 }  // namespace assignor::host

@@ -37,6 +37,7 @@
 //   if (r.summary.converged) ...
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
@@ -115,6 +116,9 @@ struct SimulationRound {
   std::int64_t under_replicated_task_ms = 0;
   // Standby and warmup copies placed on a client that held no copy of the task before.
   std::uint64_t standby_moves = 0;
+  // With a restore rate: ms from this assignment taking effect until its copy furthest behind is
+  // caught up (0: none is behind). A lower bound on the simulated time still to come.
+  std::optional<std::int64_t> slowest_restore_ms;
 };
 
 struct SimulationOptions {
@@ -181,5 +185,11 @@ SimulationSummary summary_from_json(const nlohmann::json& json);
 std::string simulation_html(const SimulationResult& result, const std::vector<std::string>& context);
 // The charts of simulation_html(), in order (tests count them).
 std::vector<std::string> simulation_chart_names();
+
+// The progress line after a round (stderr of `assignor simulate`): the round, the simulated clock,
+// the copies still restoring and, with a restore rate, an estimate of what remains: at least the
+// slowest copy's restore in simulated time, as rounds at the pace so far and as wall-clock time.
+std::string simulation_progress(const SimulationRound& round, std::uint32_t max_rounds,
+                                std::chrono::nanoseconds wall_elapsed);
 
 }  // namespace assignor::host
