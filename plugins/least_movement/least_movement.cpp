@@ -4,10 +4,13 @@
 // most of them back through warmups: on a scale-out it plans moves for most actives where about a
 // tenth would do. Here the target is computed directly as a transportation problem:
 //
-//   source -> task class (supply = tasks in the class) -> client (cost) -> sink (capacity = quota)
+//   source -> task class (supply = tasks in the class) -> [logged node ->] client -> sink
 //
-// Quotas make the target balanced: per-client active counts proportional to threads (highest
-// averages; ties go to the client holding more tasks now, so nothing moves for a tie). Costs make it
+// Bounds make the target balanced: per-client active counts proportional to threads (highest
+// averages; ties go to the client holding more tasks now, so nothing moves for a tie), and the same
+// for the actives with a changelog, which pass through a per-client "logged" node whose arc carries
+// that bound (DESIGN 4.6: balanced includes the work that restores; without it, a newcomer would
+// get only stateless tasks and never its share of the expensive ones). Costs make it
 // close: a task stays with its previous owner for free; a stateless task moves for 1 (so stateless
 // tasks absorb the imbalance first); a stateful task costs 10 to move to a caught-up client and
 // 100 + (its lag, scaled to 0..1000) to a client that must restore; with racks and rack_aware on,
@@ -90,13 +93,24 @@ class LeastMovement final : public Strategy {
     return true;
   }
 
-  // Per-client active counts: proportional to threads, ties to the client that holds more now.
-  // (With equal threads the flow itself decides which clients take the remainder; see below.)
-  static std::vector<std::uint32_t> quotas(const Cluster& cluster) {
-    std::vector<std::uint32_t> held(cluster.client_count(), 0);
+  // Per-client bounds on a count of actives: proportional to threads. With equal threads every
+  // client takes floor(count / clients) up to one more, and the flow decides which take the
+  // remainder; otherwise the highest-averages quotas exactly, ties to the client that holds more
+  // tasks now (so nothing moves for a tie).
+  struct Bounds {
+    std::vector<std::uint32_t> low, high;
+  };
+  static Bounds bounds(const Cluster& cluster, std::uint64_t count) {
+    const std::size_t n = cluster.client_count();
+    if (equal_threads(cluster)) {
+      const auto base = static_cast<std::uint32_t>(count / n);
+      return {std::vector<std::uint32_t>(n, base), std::vector<std::uint32_t>(n, base + (count % n > 0 ? 1 : 0))};
+    }
+    std::vector<std::uint32_t> held(n, 0);
     for (ClientIndex c : cluster.previous_active_owner())
       if (c != kNoClient) ++held[c];
-    return proportional_quotas(cluster, cluster.task_count(), held);
+    std::vector<std::uint32_t> quota = proportional_quotas(cluster, count, held);
+    return {quota, quota};
   }
 
   struct Arc {
@@ -111,9 +125,11 @@ class LeastMovement final : public Strategy {
   // The cost row of one task: explicit arcs to the clients where it is cheap, and the cost of
   // sending it anywhere else (per rack when rack costs apply).
   struct Row {
-    std::vector<Arc> arcs;           // sorted by client
+    bool logged = false;              // has a changelog: counts against the logged bounds
+    std::vector<Arc> arcs;            // sorted by client
     std::vector<std::int64_t> other;  // cost to "any other client" per rack group (1 group without racks)
     friend bool operator<(const Row& a, const Row& b) {
+      if (a.logged != b.logged) return a.logged < b.logged;
       return a.arcs != b.arcs ? a.arcs < b.arcs : a.other < b.other;
     }
   };
@@ -145,6 +161,7 @@ class LeastMovement final : public Strategy {
     Row row;
     for (TaskIndex t = 0; t < cluster.task_count(); ++t) {
       const Task& task = cluster.tasks[t];
+      row.logged = task.has_logged_store;
       row.arcs.clear();
       row.other.assign(groups, 0);
       const ClientIndex prev = previous[t];
@@ -180,45 +197,53 @@ class LeastMovement final : public Strategy {
       classes[row].push_back(t);
     }
 
-    // The network: source -> class -> (client | pool[group] -> client) -> sink.
+    // The network: source -> class -> (client | pool[group] -> client) -> sink, in two layers: a
+    // task with a changelog enters through its client's "logged" node, whose arc on to the client
+    // bounds the logged actives it takes; every task then counts against the client's total. So
+    // the target balances the work that restores (a new client gets its share of it, through
+    // warmups) as well as the task count; stateless tasks still absorb what is left of the total
+    // imbalance first, since they move for 1.
     using Graph = lemon::SmartDigraph;
     Graph g;
-    const std::vector<std::uint32_t> quota = quotas(cluster);
-    std::vector<Graph::Node> client_node(n), pool(groups);
+    std::vector<Graph::Node> client_node(n), logged_node(n), pool(groups), logged_pool(groups);
     for (auto& node : client_node) node = g.addNode();
+    for (auto& node : logged_node) node = g.addNode();
     for (auto& node : pool) node = g.addNode();
+    for (auto& node : logged_pool) node = g.addNode();
     const Graph::Node sink = g.addNode();
-    Graph::ArcMap<std::int64_t> capacity(g), cost(g);
+    Graph::ArcMap<std::int64_t> lower(g, 0), capacity(g), cost(g);
     Graph::NodeMap<std::int64_t> supply(g, 0);
     const std::int64_t unbounded = static_cast<std::int64_t>(cluster.task_count());
-    auto arc = [&](Graph::Node from, Graph::Node to, std::int64_t cap, std::int64_t c) {
+    auto arc = [&](Graph::Node from, Graph::Node to, std::int64_t low, std::int64_t cap, std::int64_t c) {
       const Graph::Arc a = g.addArc(from, to);
+      lower[a] = low;
       capacity[a] = cap;
       cost[a] = c;
       return a;
     };
-    // Equal threads: every client gets floor(tasks / clients), and the flow chooses which clients
-    // take one of the r remaining tasks (through an "extra" node of capacity r), so that the
-    // remainder lands where it moves the least. Otherwise the quotas above are exact.
-    const bool free_remainder = equal_threads(cluster);
-    const std::uint64_t base = cluster.task_count() / n;
-    const std::uint64_t remainder = cluster.task_count() % n;
-    const Graph::Node extra = g.addNode();
-    if (free_remainder && remainder > 0) arc(extra, sink, static_cast<std::int64_t>(remainder), 0);
+    // Per-client bounds. Equal threads: floor(tasks / clients) to one more, so that the flow
+    // chooses which clients take the remainder (where it moves the least); otherwise the exact
+    // highest-averages quotas. The logged bounds come from the same method on the logged count,
+    // which never gives a client more than its total (a divisor method is house-monotone).
+    const std::uint64_t logged_count = static_cast<std::uint64_t>(
+        std::count_if(cluster.tasks.begin(), cluster.tasks.end(), [](const Task& t) { return t.has_logged_store; }));
+    const Bounds total = bounds(cluster, cluster.task_count());
+    Bounds logged = bounds(cluster, logged_count);
+    for (ClientIndex c = 0; c < n; ++c)
+      if (logged.high[c] > total.high[c]) logged = Bounds{std::vector<std::uint32_t>(n, 0), total.high};  // never: safety
+    std::vector<Graph::Arc> logged_arc(n), total_arc(n);
     for (ClientIndex c = 0; c < n; ++c) {
-      if (free_remainder) {
-        arc(client_node[c], sink, static_cast<std::int64_t>(base), 0);
-        if (remainder > 0) arc(client_node[c], extra, 1, 0);
-      } else {
-        arc(client_node[c], sink, quota[c], 0);
-      }
-      const RackIndex rack = cluster.clients[c].rack;
-      const std::size_t group = racks ? rack : 0;
-      arc(pool[group], client_node[c], unbounded, 0);
+      total_arc[c] = arc(client_node[c], sink, total.low[c], total.high[c], 0);
+      logged_arc[c] = arc(logged_node[c], client_node[c], logged.low[c], logged.high[c], 0);
+      const std::size_t group = racks ? cluster.clients[c].rack : 0;
+      arc(pool[group], client_node[c], 0, unbounded, 0);
+      arc(logged_pool[group], logged_node[c], 0, unbounded, 0);
     }
+    // Supplies sum to zero, so GEQ means equality: every class sends exactly its tasks.
     supply[sink] = -unbounded;
     struct ClassArcs {
       const std::vector<TaskIndex>* tasks;
+      bool logged;
       std::vector<std::pair<Graph::Arc, ClientIndex>> direct;
       std::vector<std::pair<Graph::Arc, std::size_t>> pooled;
     };
@@ -228,48 +253,57 @@ class LeastMovement final : public Strategy {
       const Graph::Node node = g.addNode();
       const auto size = static_cast<std::int64_t>(tasks.size());
       supply[node] = size;
-      ClassArcs ca{&tasks, {}, {}};
-      for (const Arc& a : r.arcs) ca.direct.push_back({arc(node, client_node[a.client], size, a.cost), a.client});
-      for (std::size_t grp = 0; grp < groups; ++grp) ca.pooled.push_back({arc(node, pool[grp], size, r.other[grp]), grp});
+      const bool is_logged = r.logged;
+      ClassArcs ca{&tasks, is_logged, {}, {}};
+      const auto& to_client = is_logged ? logged_node : client_node;
+      const auto& to_pool = is_logged ? logged_pool : pool;
+      for (const Arc& a : r.arcs) ca.direct.push_back({arc(node, to_client[a.client], 0, size, a.cost), a.client});
+      for (std::size_t grp = 0; grp < groups; ++grp)
+        ca.pooled.push_back({arc(node, to_pool[grp], 0, size, r.other[grp]), grp});
       class_arcs.push_back(std::move(ca));
     }
 
     lemon::NetworkSimplex<Graph, std::int64_t, std::int64_t> solver(g);
-    solver.upperMap(capacity).costMap(cost).supplyMap(supply).supplyType(solver.GEQ);
+    solver.lowerMap(lower).upperMap(capacity).costMap(cost).supplyMap(supply).supplyType(solver.GEQ);
     if (solver.run() != solver.OPTIMAL) throw StrategyError("least_movement: the balanced target has no solution");
 
     // Read the flow back: direct arcs give tasks to named clients; pooled flow goes to the clients
-    // with room left in the group, least loaded first (any such choice has the same cost).
-    // Room per client = what the flow sent into it (the flow is the target's per-client count).
-    std::vector<std::int64_t> room(n, 0);
-    for (ClientIndex c = 0; c < n; ++c)
-      for (Graph::OutArcIt a(g, client_node[c]); a != lemon::INVALID; ++a) room[c] += solver.flow(a);
-    std::vector<std::vector<std::pair<TaskIndex, std::size_t>>> pooled_tasks(groups);
+    // with room left in the group and layer, in client order (any such choice has the same cost).
+    // Room per client and layer = what the flow sent through it.
+    std::vector<std::int64_t> room_logged(n, 0), room_other(n, 0);
+    for (ClientIndex c = 0; c < n; ++c) {
+      room_logged[c] = solver.flow(logged_arc[c]);
+      room_other[c] = solver.flow(total_arc[c]) - room_logged[c];
+    }
+    std::vector<std::vector<TaskIndex>> pooled_tasks(groups), pooled_logged(groups);
     for (auto& ca : class_arcs) {
       std::size_t next = 0;
       const auto& tasks = *ca.tasks;
-      // Prefer the previous owner's arc for the tasks that had one, so "stay" flow keeps tasks home.
+      auto& room = ca.logged ? room_logged : room_other;
       for (auto& [a, client] : ca.direct) {
         for (std::int64_t f = solver.flow(a); f > 0; --f) {
           draft.set_active(tasks[next++], client);
           --room[client];
         }
       }
+      auto& pooled = ca.logged ? pooled_logged : pooled_tasks;
       for (auto& [a, grp] : ca.pooled)
-        for (std::int64_t f = solver.flow(a); f > 0; --f) pooled_tasks[grp].push_back({tasks[next++], grp});
+        for (std::int64_t f = solver.flow(a); f > 0; --f) pooled[grp].push_back(tasks[next++]);
     }
     for (std::size_t grp = 0; grp < groups; ++grp) {
-      auto& list = pooled_tasks[grp];
-      std::sort(list.begin(), list.end());
-      ClientIndex cursor = 0;
-      for (const auto& [t, unused] : list) {
-        (void)unused;
-        for (std::size_t tried = 0; tried < n; ++tried, cursor = static_cast<ClientIndex>((cursor + 1) % n)) {
-          const bool in_group = !racks || cluster.clients[cursor].rack == grp;
-          if (in_group && room[cursor] > 0 && !draft.holds(t, cursor)) break;
+      for (auto* layer : {&pooled_logged, &pooled_tasks}) {
+        auto& list = (*layer)[grp];
+        auto& room = layer == &pooled_logged ? room_logged : room_other;
+        std::sort(list.begin(), list.end());
+        ClientIndex cursor = 0;
+        for (TaskIndex t : list) {
+          for (std::size_t tried = 0; tried < n; ++tried, cursor = static_cast<ClientIndex>((cursor + 1) % n)) {
+            const bool in_group = !racks || cluster.clients[cursor].rack == grp;
+            if (in_group && room[cursor] > 0 && !draft.holds(t, cursor)) break;
+          }
+          draft.set_active(t, cursor);
+          --room[cursor];
         }
-        draft.set_active(t, cursor);
-        --room[cursor];
       }
     }
   }

@@ -75,17 +75,29 @@ TEST(LeastMovement, ScaleOutMovesOnlyWhatBalanceRequires) {
   EXPECT_TRUE(staged.assignment.probing_rebalance);
 }
 
-TEST(LeastMovement, StatelessTasksAbsorbTheImbalanceFirst) {
+// Stateless tasks absorb the imbalance of the total first, but a newcomer also gets its share of
+// the tasks that restore (or it would be "balanced" doing none of the expensive work): the target
+// gives b one of the three stateful tasks and the rest of its share in stateless ones.
+TEST(LeastMovement, StatelessTasksAbsorbTheImbalanceFirstButStatefulWorkIsShared) {
   const Cluster c = ClusterBuilder()
                         .stateful("0_0", 100000).stateful("0_1", 100000).stateful("0_2", 100000)
-                        .stateless("1_0").stateless("1_1")
-                        .client("a").previous_active({"0_0", "0_1", "0_2", "1_0", "1_1"})
+                        .stateless("1_0").stateless("1_1").stateless("1_2")
+                        .client("a").previous_active({"0_0", "0_1", "0_2", "1_0", "1_1", "1_2"})
                         .offsets(running({"0_0", "0_1", "0_2"}))
                         .client("b")
                         .build();
-  const auto r = run_lm(c, AssignmentSettings{});
-  EXPECT_THAT(actives_of(c, r.assignment, "b"), ElementsAre("1_0", "1_1"));
-  EXPECT_FALSE(r.assignment.probing_rebalance);
+  const auto target = run_lm(c, AssignmentSettings{}, /*target_only=*/true);
+  const auto on_b = actives_of(c, target.assignment, "b");
+  ASSERT_THAT(on_b, SizeIs(3)) << describe(c, target.assignment);
+  EXPECT_EQ(std::count_if(on_b.begin(), on_b.end(), [](const std::string& t) { return t[0] == '0'; }), 1)
+      << describe(c, target.assignment);
+  EXPECT_EQ(target.metrics.stateful_load_spread, 1.0);
+  EXPECT_EQ(target.metrics.active_load_spread, 0.0);
+  // Staged: b starts with two stateless tasks and a warmup of its stateful one; probing follows.
+  const auto staged = run_lm(c, AssignmentSettings{});
+  EXPECT_THAT(actives_of(c, staged.assignment, "b"), SizeIs(2)) << describe(c, staged.assignment);
+  EXPECT_THAT(staged.assignment.warmups, SizeIs(1));
+  EXPECT_TRUE(staged.assignment.probing_rebalance);
 }
 
 TEST(LeastMovement, AMoveGoesToACaughtUpClientBeforeACold) {
@@ -148,19 +160,38 @@ RC_GTEST_PROP(LeastMovement, TargetIsTheCheapestBalancedAssignmentByBruteForce, 
   for (std::size_t i = 0; i < c.task_count(); ++i) combos *= 3;
   for (std::uint64_t code = 0; code < combos; ++code) {
     std::uint64_t x = code;
-    int counts[3] = {0, 0, 0};
+    int counts[3] = {0, 0, 0}, logged[3] = {0, 0, 0};
     std::int64_t cost = 0;
     for (TaskIndex t = 0; t < c.task_count(); ++t, x /= 3) {
       const auto client = static_cast<ClientIndex>(x % 3);
       ++counts[client];
+      if (c.tasks[t].has_logged_store) ++logged[client];
       cost += placement_cost(c, lags, t, client, max_end);
     }
+    // Balanced: the task counts within one, and the counts of tasks with a changelog too.
     if (*std::max_element(counts, counts + 3) - *std::min_element(counts, counts + 3) > 1) continue;
+    if (*std::max_element(logged, logged + 3) - *std::min_element(logged, logged + 3) > 1) continue;
     best = std::min(best, cost);
   }
   testing::require(got == best, [&] { return "cost " + std::to_string(got) + ", brute force " + std::to_string(best) + "\n" + describe(c, target.assignment); });
 }
 
+
+// The target is balanced by the state-aware rule on any group (unequal threads, racks, skewed
+// history, non-logged stores): the actives per thread within one task, and the actives with a
+// changelog per thread too (a divisor method's quotas never differ by more per thread).
+RC_GTEST_PROP(LeastMovement, TargetBalancesTheTasksThatRestoreOnAnyGroup, ()) {
+  testing::GroupShape shape;
+  shape.skewed_history = *rc::gen::arbitrary<bool>();
+  shape.racks = *rc::gen::arbitrary<bool>();
+  const testing::Group g = *testing::gen_group(shape);
+  const auto target = run_lm(g.cluster, g.settings, /*target_only=*/true);
+  RC_ASSERT(target.errors.empty());
+  testing::require(target.metrics.stateful_load_spread <= 1.0 && target.metrics.active_load_spread <= 1.0, [&] {
+    return "stateful_load_spread " + std::to_string(target.metrics.stateful_load_spread) + ", active_load_spread " +
+           std::to_string(target.metrics.active_load_spread) + "\n" + describe(g.cluster, target.assignment);
+  });
+}
 
 }  // namespace
 }  // namespace assignor
