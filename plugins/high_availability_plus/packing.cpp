@@ -9,21 +9,22 @@ namespace assignor::ha_plus {
 namespace {
 
 // Stateful actives round-robin over the clients in index order, in task order, ignoring history,
-// each client taking at most its proportional_quotas() share of the stateful tasks (Kafka's spread
-// with thread-proportional quotas). O(tasks + clients).
-void spread_stateful_actives_round_robin(const Cluster& cluster, AssignmentDraft& draft) {
-  if (cluster.client_count() == 0) return;
-  std::uint64_t stateful = 0;
-  for (const auto& t : cluster.tasks) stateful += t.stateful ? 1 : 0;
-  std::vector<std::uint32_t> room = proportional_quotas(cluster, stateful);
-  // A circular list of the clients that still have room, so each step is O(1) amortised.
+// each client taking at most its proportional_quotas() share (Kafka's spread with thread-
+// proportional quotas). The tasks with a changelog go first, under quotas of their own, so that
+// the work that restores is spread in proportion to threads by itself (DESIGN 4.6's stateful
+// balance); the non-logged stateful tasks then fill each client up to its share of all stateful
+// tasks (a divisor method is house-monotone: that share is never below the logged one).
+// O(tasks + clients).
+void spread_round_robin(const Cluster& cluster, AssignmentDraft& draft, bool logged, std::vector<std::uint32_t> room) {
   const auto n = static_cast<ClientIndex>(cluster.client_count());
+  // A circular list of the clients that still have room, so each step is O(1) amortised.
   std::vector<ClientIndex> next(n);
   for (ClientIndex c = 0; c < n; ++c) next[c] = (c + 1) % n;
   ClientIndex prev = n - 1;
   ClientIndex cur = 0;
   for (TaskIndex t = 0; t < cluster.task_count(); ++t) {
-    if (!cluster.tasks[t].stateful) continue;
+    const Task& task = cluster.tasks[t];
+    if (!task.stateful || task.has_logged_store != logged) continue;
     while (room[cur] == 0) {  // unlink full clients; some client has room while tasks remain
       next[prev] = next[cur];
       cur = next[cur];
@@ -33,6 +34,30 @@ void spread_stateful_actives_round_robin(const Cluster& cluster, AssignmentDraft
     prev = cur;
     cur = next[cur];
   }
+}
+
+void spread_stateful_actives_round_robin(const Cluster& cluster, AssignmentDraft& draft) {
+  if (cluster.client_count() == 0) return;
+  std::uint64_t stateful = 0, logged = 0;
+  for (const auto& t : cluster.tasks) {
+    stateful += t.stateful ? 1 : 0;
+    logged += t.has_logged_store ? 1 : 0;
+  }
+  const std::vector<std::uint32_t> logged_room = proportional_quotas(cluster, logged);
+  std::vector<std::uint32_t> other_room = proportional_quotas(cluster, stateful);
+  std::uint64_t room_left = 0;
+  for (ClientIndex c = 0; c < cluster.client_count(); ++c) {
+    other_room[c] = other_room[c] >= logged_room[c] ? other_room[c] - logged_room[c] : 0;
+    room_left += other_room[c];
+  }
+  // Never short of room (the loop below would not end): should a tie ever make the two quotas
+  // disagree, the missing places go out in proportion to threads again.
+  if (room_left < stateful - logged) {
+    const auto extra = proportional_quotas(cluster, stateful - logged - room_left);
+    for (ClientIndex c = 0; c < cluster.client_count(); ++c) other_room[c] += extra[c];
+  }
+  spread_round_robin(cluster, draft, true, logged_room);
+  spread_round_robin(cluster, draft, false, std::move(other_room));
 }
 
 }  // namespace

@@ -38,7 +38,8 @@ TEST(HighAvailabilityLikeKafka, OneTaskStaysOnTheFirstClientWhateverTheThreads) 
 
 // Kind A: a task whose stores are all non-logged has no changelog, so Kafka counts it stateless: the
 // logged tasks are dealt first (1_0 -> a, 1_1 -> b), then 0_0 goes to the lowest active load, a by
-// id. Dealt with the stateful tasks in task order it would take a's first slot instead.
+// id. high_availability_plus deals the logged tasks first too (the work that restores is spread by
+// itself), then 0_0 under the stateful quotas: a's share of three is two, so the same answer here.
 TEST(HighAvailabilityLikeKafka, NonLoggedTasksArePlacedWithTheStatelessOnes) {
   const Cluster c =
       ClusterBuilder().nonlogged("0_0").stateful("1_0", 1000).stateful("1_1", 1000).client("a").client("b").build();
@@ -46,8 +47,23 @@ TEST(HighAvailabilityLikeKafka, NonLoggedTasksArePlacedWithTheStatelessOnes) {
   EXPECT_THAT(actives_of(c, kafka.assignment, "a"), ElementsAre("0_0", "1_0"));
   EXPECT_THAT(actives_of(c, kafka.assignment, "b"), ElementsAre("1_1"));
   const auto plus = run("high_availability_plus", c, {});
-  EXPECT_THAT(actives_of(c, plus.assignment, "a"), ElementsAre("0_0", "1_1"));
-  EXPECT_THAT(actives_of(c, plus.assignment, "b"), ElementsAre("1_0"));
+  EXPECT_THAT(actives_of(c, plus.assignment, "a"), ElementsAre("0_0", "1_0"));
+  EXPECT_THAT(actives_of(c, plus.assignment, "b"), ElementsAre("1_1"));
+}
+
+// Where the two rules part: high_availability_plus keeps non-logged stateful tasks under the
+// stateful quotas (Kafka fills them in by active load, so a client may end with two of them and
+// no room for its logged share), and spreads the logged ones in proportion to threads by
+// themselves: with threads 1 and 3 and four logged tasks, 1 and 3 of them (one per thread each).
+TEST(HighAvailabilityLikeKafka, PlusSpreadsTheLoggedTasksInProportionToThreadsByThemselves) {
+  const Cluster c = ClusterBuilder()
+                        .nonlogged("0_0").nonlogged("0_1").nonlogged("0_2").nonlogged("0_3")
+                        .stateful("1_0", 1000).stateful("1_1", 1000).stateful("1_2", 1000).stateful("1_3", 1000)
+                        .client("a", 1).client("b", 3).build();
+  const auto plus = run("high_availability_plus", c, {});
+  EXPECT_EQ(plus.metrics.stateful_load_spread, 0.0) << describe(c, plus.assignment);
+  const auto on_a = actives_of(c, plus.assignment, "a");
+  EXPECT_EQ(std::count_if(on_a.begin(), on_a.end(), [](const std::string& t) { return t[0] == '1'; }), 1);
 }
 
 // Kind D: movements are served fewest caught-up clients first. 0_1 (only c caught up) is served
