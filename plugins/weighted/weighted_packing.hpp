@@ -1,7 +1,10 @@
 // Load-aware packing: balance the sum of task weights per thread (Task::weight, DESIGN 4.1: an
 // estimate of a task's load such as its input rate, default 1) instead of task counts.
 //
-// place_weighted_actives() places every task that has no active in the draft yet, in three passes:
+// place_weighted_actives() places every task that has no active in the draft yet: first the tasks
+// with a changelog by themselves (T below is then their weight over all threads), so that the work
+// that restores is balanced on its own (DESIGN 4.6); then the other tasks, with the first ones
+// counting as load and T the total weight over all threads. Each time in three passes:
 //
 //   1. Stickiness. Each previous active owner keeps its previous tasks while its weight per thread
 //      stays within the target T = total weight / total threads (so a client keeps at most
