@@ -214,5 +214,33 @@ RC_GTEST_PROP(WeightedRandom, BalancedWithinTheLargestWeightAndNeverRestoring, (
   testing::require_run(lm.metrics.restoring_actives == 0u, c, lm, "least_movement: a restoring active");
 }
 
+// A newcomer gets its share of the work that restores, not only stateless weight: a runs four
+// logged tasks and four stateless ones (unit weights), b joins. Balancing the total alone would
+// hand b the four stateless tasks (they move for free); the target gives b two logged tasks
+// (staged through warmups) and two stateless ones, for both weighted and least_movement by weight.
+TEST(Weighted, ANewcomerGetsItsShareOfTheLoggedTasks) {
+  ClusterBuilder b;
+  std::vector<std::string> on_a;
+  for (int p = 0; p < 4; ++p) {
+    b.stateful("0_" + std::to_string(p), 100000).stateless("1_" + std::to_string(p));
+    on_a.push_back("0_" + std::to_string(p));
+    on_a.push_back("1_" + std::to_string(p));
+  }
+  std::vector<std::string> logged(on_a.begin(), on_a.end());
+  logged.erase(std::remove_if(logged.begin(), logged.end(), [](const std::string& t) { return t[0] != '0'; }),
+               logged.end());
+  b.client("a").previous_active(on_a).offsets(running(logged)).client("b");
+  const Cluster c = b.build();
+  for (const auto& [strategy, p] : {std::pair{std::string("weighted"), kTargetOnly},
+                                    std::pair{std::string("least_movement"), kLeastMovementByWeightTarget}}) {
+    const auto r = run(strategy, c, AssignmentSettings{}, p);
+    const auto got = actives_of(c, r.assignment, "b");
+    EXPECT_EQ(std::count_if(got.begin(), got.end(), [](const std::string& t) { return t[0] == '0'; }), 2)
+        << strategy << "\n" << describe(c, r.assignment);
+    EXPECT_EQ(got.size(), 4u) << strategy;
+    EXPECT_EQ(r.metrics.stateful_load_spread, 0.0) << strategy;
+  }
+}
+
 }  // namespace
 }  // namespace assignor
