@@ -99,6 +99,12 @@ const std::vector<ChartSpec> kCharts = {
      [](const CompareRow& r) { return r.metrics.total_load_spread; }},
     {"restore_offsets", "Offsets to restore before the cold actives can process (lower is better).", "offsets",
      [](const CompareRow& r) { return static_cast<double>(r.metrics.restore_offsets); }},
+    {"stateful_load_spread",
+     "Max - min over clients of actives with a changelog per thread: is the work that restores spread, or only the "
+     "free kind? (lower is better)",
+     "tasks per thread", [](const CompareRow& r) { return r.metrics.stateful_load_spread; }},
+    {"stale_standbys", "Standbys behind acceptable_recovery_lag: redundancy on paper only (lower is better).",
+     "copies", [](const CompareRow& r) { return static_cast<double>(r.metrics.stale_standbys); }},
 };
 
 // ---- simulations (compare --simulate) ---------------------------------------------------------

@@ -242,7 +242,8 @@ TEST_F(Compare, HtmlReportIsWellFormedWithOneSvgPerChart) {
   const auto check = test::check_xml(html);
   ASSERT_EQ(check.problem, "");
   EXPECT_EQ(check.elements.at("svg"), static_cast<int>(compare_chart_names().size()));
-  EXPECT_EQ(compare_chart_names().size(), 7u);
+  EXPECT_EQ(compare_chart_names().size(), 9u);
+  EXPECT_THAT(html, HasSubstr("<h2>stateful_load_spread</h2>"));  // the state-aware figures are charted by default
   for (const auto& name : compare_chart_names()) EXPECT_THAT(html, HasSubstr("<h2>" + name + "</h2>"));
   EXPECT_THAT(html, HasSubstr("rolling, &quot;restart&quot;"));
   EXPECT_THAT(html, HasSubstr("test_strategy_invalid / scale-out: invalid"));
