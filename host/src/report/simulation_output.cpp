@@ -132,16 +132,16 @@ std::string simulation_progress(const SimulationRound& r, std::uint32_t max_roun
                                  "{} copies restoring",
                                  r.round, max_rounds, format_duration_ms(r.at_ms), r.clients, r.metrics.active_moves,
                                  r.metrics.warmups, r.restoring_copies);
-  if (!r.slowest_restore_ms || *r.slowest_restore_ms == 0) return text;
-  text += fmt::format("; at least {} to go", format_duration_ms(*r.slowest_restore_ms));
-  // The pace so far: simulated time per round, wall time per round.
-  if (r.round > 1 && r.at_ms > 0) {
-    const double sim_per_round = static_cast<double>(r.at_ms) / static_cast<double>(r.round - 1);
-    const double rounds_left = std::ceil(static_cast<double>(*r.slowest_restore_ms) / sim_per_round);
+  // What remains: at least the slowest copy's restore (simulated time; later moves are unknown
+  // until the strategy plans them), at most the round limit (wall time at the pace so far).
+  if (r.slowest_restore_ms && *r.slowest_restore_ms > 0)
+    text += fmt::format("; the slowest copy is caught up in {}", format_duration_ms(*r.slowest_restore_ms));
+  if (r.round > 0 && r.round < max_rounds) {
     const double wall_per_round =
         std::chrono::duration<double, std::milli>(wall_elapsed).count() / static_cast<double>(r.round);
-    text += fmt::format(" (~{} more rounds, ~{})", format_number(rounds_left, true),
-                        format_duration_ms(static_cast<std::int64_t>(std::llround(rounds_left * wall_per_round))));
+    const std::uint32_t left = max_rounds - r.round;
+    text += fmt::format("; at most {} more rounds, ~{} at this pace", left,
+                        format_duration_ms(static_cast<std::int64_t>(std::llround(left * wall_per_round))));
   }
   return text;
 }

@@ -588,9 +588,9 @@ TEST_F(Simulation, EventsInTimeRebalanceWhenTheyHappen) {
   EXPECT_EQ(b.rounds[1].clients, 5u);
 }
 
-// The progress line: the simulated clock, and the estimate from the slowest copy's restore at the
-// pace so far (4 rounds in 1 h: 15 min a round; 2 h to go: 8 rounds; 1 s of wall time a round).
-TEST(SimulationProgress, ShowsSimulatedClockAndEstimate) {
+// The progress line: the simulated clock, the slowest copy's restore (a lower bound on what
+// remains) and the rounds left to the limit at the pace so far (5 rounds in 5 s: 1 s a round).
+TEST(SimulationProgress, ShowsSimulatedClockAndWhatRemains) {
   SimulationRound r;
   r.round = 5;
   r.at_ms = 3'600'000;
@@ -599,17 +599,17 @@ TEST(SimulationProgress, ShowsSimulatedClockAndEstimate) {
   r.metrics.warmups = 1;
   r.restoring_copies = 4;
   r.slowest_restore_ms = 7'200'000;
-  EXPECT_EQ(simulation_progress(r, 1000, std::chrono::seconds(5)),
-            "simulate: round 5/1000 at 1 h simulated: 3 clients, 2 active moves, 1 warmups, 4 copies restoring; "
-            "at least 2 h to go (~8 more rounds, ~8 s)");
-  r.slowest_restore_ms = 0;  // nothing behind: no estimate
-  EXPECT_EQ(simulation_progress(r, 1000, std::chrono::seconds(5)),
-            "simulate: round 5/1000 at 1 h simulated: 3 clients, 2 active moves, 1 warmups, 4 copies restoring");
-  r.slowest_restore_ms.reset();  // rounds, not time: nothing to estimate from
-  r.round = 1;
-  r.at_ms = 0;
-  EXPECT_EQ(simulation_progress(r, 10, std::chrono::seconds(1)),
-            "simulate: round 1/10 at 0 ms simulated: 3 clients, 2 active moves, 1 warmups, 4 copies restoring");
+  EXPECT_EQ(simulation_progress(r, 20, std::chrono::seconds(5)),
+            "simulate: round 5/20 at 1 h simulated: 3 clients, 2 active moves, 1 warmups, 4 copies restoring; "
+            "the slowest copy is caught up in 2 h; at most 15 more rounds, ~15 s at this pace");
+  r.slowest_restore_ms = 0;  // nothing behind
+  EXPECT_EQ(simulation_progress(r, 20, std::chrono::seconds(5)),
+            "simulate: round 5/20 at 1 h simulated: 3 clients, 2 active moves, 1 warmups, 4 copies restoring; "
+            "at most 15 more rounds, ~15 s at this pace");
+  r.slowest_restore_ms.reset();  // rounds, not time
+  r.round = 20;                  // the last round: nothing left
+  EXPECT_EQ(simulation_progress(r, 20, std::chrono::seconds(1)),
+            "simulate: round 20/20 at 1 h simulated: 3 clients, 2 active moves, 1 warmups, 4 copies restoring");
 }
 
 }  // namespace assignor::host

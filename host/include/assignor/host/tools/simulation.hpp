@@ -187,8 +187,8 @@ std::string simulation_html(const SimulationResult& result, const std::vector<st
 std::vector<std::string> simulation_chart_names();
 
 // The progress line after a round (stderr of `assignor simulate`): the round, the simulated clock,
-// the copies still restoring and, with a restore rate, an estimate of what remains: at least the
-// slowest copy's restore in simulated time, as rounds at the pace so far and as wall-clock time.
+// the copies still restoring, and what remains: at least the slowest copy's restore (with a restore
+// rate), at most the rounds left to the limit, as wall-clock time at the pace so far.
 std::string simulation_progress(const SimulationRound& round, std::uint32_t max_rounds,
                                 std::chrono::nanoseconds wall_elapsed);
 
