@@ -41,17 +41,24 @@ Metrics compute_metrics(const Cluster& cluster, const AssignmentSettings& settin
   const bool racks = cluster.has_racks();
   if (racks) m.cross_rack_traffic = 0;
 
-  // Sub-topology skew from the (sub-topology, client) pair of each active, sorted: memory in the
-  // number of actives, whatever the sub-topology numbers (a task 2147483647_0 is legal) and however
-  // many sub-topologies times clients there are.
-  std::vector<std::pair<std::int32_t, ClientIndex>> sub_client;
-  sub_client.reserve(assignment.actives.size());
+  // Sub-topology skew: the actives' clients bucketed by sub-topology (tasks are in (sub-topology,
+  // partition) order, so a sub-topology is a run of task indices and its rank is dense): memory in
+  // tasks plus clients, whatever the sub-topology numbers (a task 2147483647_0 is legal) and however
+  // many sub-topologies times clients there are; linear, no sort.
+  std::vector<std::uint32_t> sub_rank(cluster.task_count());
+  std::uint32_t n_subs = 0;
+  for (TaskIndex t = 0; t < cluster.task_count(); ++t) {
+    if (t > 0 && cluster.tasks[t].id.subtopology != cluster.tasks[t - 1].id.subtopology) ++n_subs;
+    sub_rank[t] = n_subs;
+  }
+  if (cluster.task_count() > 0) ++n_subs;
+  std::vector<std::uint32_t> sub_begin(n_subs + 1, 0);
 
   for (const auto& p : assignment.actives) {
     const Task& task = cluster.tasks[p.task];
     ++active_count[p.client];
     ++total_count[p.client];
-    sub_client.emplace_back(task.id.subtopology, p.client);
+    ++sub_begin[sub_rank[p.task] + 1];
     if (previous[p.task] != kNoClient && previous[p.task] != p.client) ++m.active_moves;
     if (task.stateful && !lags.caught_up(p.task, p.client)) {
       ++m.cold_actives;
@@ -133,21 +140,26 @@ Metrics compute_metrics(const Cluster& cluster, const AssignmentSettings& settin
   m.active_load_spread = spread(active_count, cluster);
   m.total_load_spread = spread(total_count, cluster);
   m.weighted_load_spread = weighted_load_spread(cluster, assignment);
-  std::sort(sub_client.begin(), sub_client.end());
-  for (std::size_t i = 0; i < sub_client.size();) {  // one sub-topology
-    std::uint64_t hi = 0, lo = std::numeric_limits<std::uint64_t>::max(), clients_with_actives = 0;
-    std::size_t j = i;
-    while (j < sub_client.size() && sub_client[j].first == sub_client[i].first) {  // one client
-      std::size_t k = j;
-      while (k < sub_client.size() && sub_client[k] == sub_client[j]) ++k;
-      hi = std::max<std::uint64_t>(hi, k - j);
-      lo = std::min<std::uint64_t>(lo, k - j);
-      ++clients_with_actives;
-      j = k;
+  for (std::uint32_t r = 0; r < n_subs; ++r) sub_begin[r + 1] += sub_begin[r];
+  std::vector<ClientIndex> sub_clients(assignment.actives.size());
+  {
+    std::vector<std::uint32_t> next(sub_begin.begin(), sub_begin.end() - 1);
+    for (const auto& p : assignment.actives) sub_clients[next[sub_rank[p.task]]++] = p.client;
+  }
+  std::vector<std::uint32_t> per_client(n_clients, 0);  // scratch, zero between sub-topologies
+  for (std::uint32_t r = 0; r < n_subs; ++r) {
+    const auto first = sub_clients.begin() + sub_begin[r], last = sub_clients.begin() + sub_begin[r + 1];
+    if (first == last) continue;
+    std::uint64_t clients_with_actives = 0;
+    for (auto it = first; it != last; ++it) clients_with_actives += per_client[*it]++ == 0 ? 1 : 0;
+    std::uint64_t hi = 0, lo = std::numeric_limits<std::uint64_t>::max();
+    for (auto it = first; it != last; ++it) {
+      hi = std::max<std::uint64_t>(hi, per_client[*it]);
+      lo = std::min<std::uint64_t>(lo, per_client[*it]);
     }
     if (clients_with_actives < n_clients) lo = 0;  // some client has none of its actives
     m.max_subtopology_skew = std::max(m.max_subtopology_skew, hi - lo);
-    i = j;
+    for (auto it = first; it != last; ++it) per_client[*it] = 0;
   }
   return m;
 }

@@ -14,15 +14,18 @@ std::int64_t saturating_add(std::int64_t a, std::int64_t b) noexcept {
   return out;
 }
 
-void remap_sorted(std::vector<TaskIndex>& list, const std::vector<TaskIndex>& new_index,
-                  const std::string& what) {
+// `new_index` empty: the task order did not change (the usual case), only the checks apply. The
+// description of the list is built only for a message (finalize runs every simulated round).
+template <typename Describe>
+void remap_sorted(std::vector<TaskIndex>& list, const std::vector<TaskIndex>& new_index, std::size_t task_count,
+                  const Describe& what) {
   for (auto& t : list) {
-    if (t >= new_index.size()) throw std::invalid_argument(what + ": task index out of range");
-    t = new_index[t];
+    if (t >= task_count) throw std::invalid_argument(what() + ": task index out of range");
+    if (!new_index.empty()) t = new_index[t];
   }
   if (!std::is_sorted(list.begin(), list.end())) std::sort(list.begin(), list.end());
   if (std::adjacent_find(list.begin(), list.end()) != list.end())
-    throw std::invalid_argument(what + ": a task is listed twice");
+    throw std::invalid_argument(what() + ": a task is listed twice");
 }
 
 }  // namespace
@@ -75,9 +78,10 @@ std::optional<ClientIndex> Cluster::find_client(std::string_view id) const noexc
 void Cluster::finalize() {
   // Tasks: sort by id and remember where each old index went (files usually list them in order).
   const auto by_id = [](const Task& a, const Task& b) { return a.id < b.id; };
-  std::vector<TaskIndex> new_index(tasks.size());
-  std::iota(new_index.begin(), new_index.end(), TaskIndex{0});
+  std::vector<TaskIndex> new_index;  // empty: every index stays
   if (!std::is_sorted(tasks.begin(), tasks.end(), by_id)) {
+    new_index.resize(tasks.size());
+    std::iota(new_index.begin(), new_index.end(), TaskIndex{0});
     std::vector<TaskIndex> order = new_index;
     std::stable_sort(order.begin(), order.end(),
                      [&](TaskIndex a, TaskIndex b) { return tasks[a].id < tasks[b].id; });
@@ -114,8 +118,9 @@ void Cluster::finalize() {
     }
   }
 
-  std::sort(clients.begin(), clients.end(),
-            [](const Client& a, const Client& b) { return a.id < b.id; });
+  const auto client_by_id = [](const Client& a, const Client& b) { return a.id < b.id; };
+  if (!std::is_sorted(clients.begin(), clients.end(), client_by_id))
+    std::sort(clients.begin(), clients.end(), client_by_id);
   for (std::size_t i = 1; i < clients.size(); ++i)
     if (clients[i - 1].id == clients[i].id)
       throw std::invalid_argument("duplicate client id " + clients[i].id);
@@ -126,17 +131,19 @@ void Cluster::finalize() {
     if (client.threads < 1) throw std::invalid_argument("client " + client.id + ": threads < 1");
     if (client.rack != kNoRack && client.rack >= racks.size())
       throw std::invalid_argument("client " + client.id + ": rack index out of range");
-    remap_sorted(client.previous_active, new_index, "client " + client.id + " previous_active");
-    remap_sorted(client.previous_standby, new_index, "client " + client.id + " previous_standby");
+    const std::size_t n_tasks = tasks.size();
+    remap_sorted(client.previous_active, new_index, n_tasks, [&] { return "client " + client.id + " previous_active"; });
+    remap_sorted(client.previous_standby, new_index, n_tasks,
+                 [&] { return "client " + client.id + " previous_standby"; });
     for (auto& thread : client.threads_history) {
-      remap_sorted(thread.previous_active, new_index, "client " + client.id + " thread " + thread.name);
-      remap_sorted(thread.previous_standby, new_index,
-                   "client " + client.id + " thread " + thread.name);
+      const auto where = [&] { return "client " + client.id + " thread " + thread.name; };
+      remap_sorted(thread.previous_active, new_index, n_tasks, where);
+      remap_sorted(thread.previous_standby, new_index, n_tasks, where);
     }
     for (auto& entry : client.offset_sums) {
-      if (entry.task >= new_index.size())
+      if (entry.task >= n_tasks)
         throw std::invalid_argument("client " + client.id + " offset_sums: task index out of range");
-      entry.task = new_index[entry.task];
+      if (!new_index.empty()) entry.task = new_index[entry.task];
     }
     const auto by_task = [](const OffsetSum& a, const OffsetSum& b) { return a.task < b.task; };
     if (!std::is_sorted(client.offset_sums.begin(), client.offset_sums.end(), by_task))

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <span>
 #include <string_view>
 #include <unordered_set>
 
@@ -10,15 +11,21 @@ namespace assignor {
 std::vector<std::string> thread_names(const Client& client) {
   std::vector<std::string> names;
   names.reserve(client.threads);
-  // Generated names skip those of previous_by_thread; a set keeps this linear in the thread count.
+  for (const auto& t : client.threads_history) names.push_back(t.name);
+  // Generated names skip those of previous_by_thread: a scan for the few named threads of a real
+  // client, a set for a long list (so this stays linear in the thread count).
+  constexpr std::size_t kScanLimit = 16;
   std::unordered_set<std::string_view> taken;
-  for (const auto& t : client.threads_history) {
-    names.push_back(t.name);
-    taken.insert(t.name);
-  }
+  if (client.threads_history.size() > kScanLimit)
+    for (const auto& t : client.threads_history) taken.insert(t.name);
+  const auto is_taken = [&](const std::string& candidate) {
+    if (client.threads_history.size() > kScanLimit) return taken.count(candidate) != 0;
+    return std::any_of(client.threads_history.begin(), client.threads_history.end(),
+                       [&](const ThreadHistory& t) { return t.name == candidate; });
+  };
   for (std::size_t i = 0; names.size() < client.threads; ++i) {
     std::string candidate = "t" + std::to_string(i);
-    if (taken.count(candidate) == 0) names.push_back(std::move(candidate));
+    if (client.threads_history.empty() || !is_taken(candidate)) names.push_back(std::move(candidate));
   }
   return names;
 }
@@ -27,39 +34,64 @@ namespace {
 
 enum class Kind { stateful_active, copy, stateless_active };
 
+// One entry of a batch: task, and whether it is a warmup (kept apart only for the output lists).
+struct Item {
+  TaskIndex task;
+  bool warmup;
+};
+
+// A sticky task's place in the order it goes back to its previous thread: this client's lag on it,
+// then task order. Task ids are unique within a batch, so the order is total.
+struct StickyKey {
+  std::uint8_t kind;
+  std::int64_t offsets;
+  TaskIndex task;
+  std::uint32_t item;
+  std::uint32_t thread;  // the previous one
+  bool operator<(const StickyKey& o) const noexcept {
+    if (kind != o.kind) return kind < o.kind;
+    if (offsets != o.offsets) return offsets < o.offsets;
+    return task < o.task;
+  }
+};
+
+// Buffers reused from client to client and pass to pass (a simulated round splits every client's
+// tasks: allocating them each time was a large part of the round).
+struct Scratch {
+  std::vector<ThreadTasks> threads;
+  // previous_thread[t]: the thread of the current client that held t before, else UINT32_MAX
+  // (sized to the tasks once; only the client's own entries are set, and reset after it).
+  std::vector<std::uint32_t> previous_thread;
+  bool any_previous = false;
+  std::vector<Item> items;
+  std::vector<std::uint8_t> done;
+  std::vector<StickyKey> keys;
+};
+
 struct ClientPlan {
-  const Cluster& cluster;
   const LagModel& lags;
   ClientIndex client;
-  std::vector<ThreadTasks>& threads;
-  // (task, previous thread) of this client, sorted by task.
-  std::vector<std::pair<TaskIndex, std::uint32_t>> previous;
+  Scratch& scratch;
 
-  std::uint32_t previous_thread(TaskIndex t) const {
-    auto it = std::lower_bound(previous.begin(), previous.end(), std::pair<TaskIndex, std::uint32_t>{t, 0});
-    return it != previous.end() && it->first == t ? it->second : UINT32_MAX;
-  }
+  std::uint32_t previous_thread(TaskIndex t) const { return scratch.previous_thread[t]; }
 
-  void place(std::vector<TaskIndex>& tasks_in_order, Kind kind, std::vector<TaskIndex>* warmups = nullptr) {
+  void place(std::span<const TaskIndex> tasks_in_order, Kind kind, std::span<const TaskIndex> warmups = {}) {
+    auto& threads = scratch.threads;
     const std::size_t n_threads = threads.size();
     std::size_t total = 0;
     for (const auto& th : threads) total += th.load();
-    const std::size_t batch = tasks_in_order.size() + (warmups ? warmups->size() : 0);
+    const std::size_t batch = tasks_in_order.size() + warmups.size();
     if (batch == 0) return;
     const std::size_t minimum = (total + batch) / n_threads;
 
-    // Each entry: task, and whether it is a warmup (kept apart only for the output lists).
-    struct Item {
-      TaskIndex task;
-      bool warmup;
-    };
-    std::vector<Item> items;
-    items.reserve(batch);
+    auto& items = scratch.items;
+    items.clear();
     for (TaskIndex t : tasks_in_order) items.push_back({t, false});
-    if (warmups)
-      for (TaskIndex t : *warmups) items.push_back({t, true});
-    std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.task < b.task; });
-    std::vector<std::uint8_t> done(items.size(), 0);
+    for (TaskIndex t : warmups) items.push_back({t, true});
+    const auto by_task = [](const Item& a, const Item& b) { return a.task < b.task; };
+    if (!std::is_sorted(items.begin(), items.end(), by_task)) std::sort(items.begin(), items.end(), by_task);
+    auto& done = scratch.done;
+    done.assign(items.size(), 0);
 
     auto put = [&](std::size_t i, std::size_t th) {
       ThreadTasks& thread = threads[th];
@@ -70,22 +102,21 @@ struct ClientPlan {
     };
 
     const bool sticky = kind != Kind::stateless_active;
-    if (sticky && !previous.empty()) {
+    if (sticky && scratch.any_previous) {
       // Back to the previous thread, in order of this client's lag on the task, up to the minimum.
-      std::vector<std::size_t> order;
-      for (std::size_t i = 0; i < items.size(); ++i)
-        if (previous_thread(items[i].task) != UINT32_MAX) order.push_back(i);
-      auto lag_of = [&](std::size_t i) { return lags.lag(items[i].task, client); };
-      std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-        const Lag la = lag_of(a), lb = lag_of(b);
-        if (less_lag(la, lb)) return true;
-        if (less_lag(lb, la)) return false;
-        return items[a].task < items[b].task;
-      });
-      for (std::size_t i : order) {
+      // Each key is computed once (a lag lookup per comparison was a fifth of a simulated round).
+      auto& keys = scratch.keys;
+      keys.clear();
+      for (std::size_t i = 0; i < items.size(); ++i) {
         const std::uint32_t th = previous_thread(items[i].task);
-        if (threads[th].load() < minimum) put(i, th);
+        if (th == UINT32_MAX) continue;
+        const Lag l = lags.lag(items[i].task, client);
+        keys.push_back({static_cast<std::uint8_t>(l.kind), l.kind == LagKind::known ? l.offsets : 0, items[i].task,
+                        static_cast<std::uint32_t>(i), th});
       }
+      std::sort(keys.begin(), keys.end());
+      for (const StickyKey& k : keys)
+        if (threads[k.thread].load() < minimum) put(k.item, k.thread);
     }
     // The rest in task order, interleaved over the threads below the minimum.
     std::size_t cursor = 0;
@@ -116,6 +147,28 @@ struct ClientPlan {
   }
 };
 
+// Placements regrouped by client, in their order (a stable counting sort): lists[k] of client c is
+// tasks[k][begin[k][c], begin[k][c + 1]).
+struct Grouped {
+  std::vector<std::uint32_t> begin;
+  std::vector<TaskIndex> tasks;
+  std::span<const TaskIndex> of(ClientIndex c) const { return {tasks.data() + begin[c], tasks.data() + begin[c + 1]}; }
+};
+
+template <typename Keep>
+Grouped group(const std::vector<Placement>& list, std::size_t clients, const Keep& keep) {
+  Grouped g;
+  g.begin.assign(clients + 1, 0);
+  for (const auto& p : list)
+    if (keep(p)) ++g.begin[p.client + 1];
+  for (std::size_t c = 0; c < clients; ++c) g.begin[c + 1] += g.begin[c];
+  g.tasks.resize(g.begin[clients]);
+  std::vector<std::uint32_t> next(g.begin.begin(), g.begin.end() - 1);
+  for (const auto& p : list)
+    if (keep(p)) g.tasks[next[p.client]++] = p.task;
+  return g;
+}
+
 }  // namespace
 
 ThreadDistribution distribute_over_threads(const Cluster& cluster, const LagModel& lags,
@@ -123,35 +176,42 @@ ThreadDistribution distribute_over_threads(const Cluster& cluster, const LagMode
   const std::size_t n = cluster.client_count();
   ThreadDistribution out;
   out.clients.resize(n);
-  // Group the assignment by client: stateful actives, standbys, warmups, stateless actives.
-  std::vector<std::vector<TaskIndex>> stateful(n), stateless(n), standby(n), warmup(n);
-  for (const auto& p : assignment.actives)
-    (cluster.tasks[p.task].stateful ? stateful : stateless)[p.client].push_back(p.task);
-  for (const auto& p : assignment.standbys) standby[p.client].push_back(p.task);
-  for (const auto& p : assignment.warmups) warmup[p.client].push_back(p.task);
+  // The assignment by client: stateful actives, standbys, warmups, stateless actives.
+  const auto all = [](const Placement&) { return true; };
+  const Grouped stateful = group(assignment.actives, n, [&](const Placement& p) { return cluster.tasks[p.task].stateful; });
+  const Grouped stateless = group(assignment.actives, n, [&](const Placement& p) { return !cluster.tasks[p.task].stateful; });
+  const Grouped standby = group(assignment.standbys, n, all);
+  const Grouped warmup = group(assignment.warmups, n, all);
 
   // One scratch list of threads, reused from client to client; only the threads that end up holding
-  // tasks are copied out, so memory grows with what is assigned, not with the thread count.
-  std::vector<ThreadTasks> threads;
+  // tasks are copied out (at their exact size), so memory grows with what is assigned, not with the
+  // thread count, and the scratch keeps its capacity.
+  Scratch scratch;
+  scratch.previous_thread.assign(cluster.task_count(), UINT32_MAX);
   for (ClientIndex c = 0; c < n; ++c) {
     const Client& client = cluster.clients[c];
     out.clients[c].thread_count = client.threads;
-    if (stateful[c].empty() && standby[c].empty() && warmup[c].empty() && stateless[c].empty()) continue;
+    if (stateful.of(c).empty() && standby.of(c).empty() && warmup.of(c).empty() && stateless.of(c).empty()) continue;
+    auto& threads = scratch.threads;
     threads.resize(client.threads);
     for (auto& th : threads) {
       th.active.clear();
       th.standby.clear();
       th.warmup.clear();
     }
-    ClientPlan plan{cluster, lags, c, threads, {}};
-    for (std::uint32_t th = 0; th < client.threads_history.size(); ++th) {
-      for (TaskIndex t : client.threads_history[th].previous_active) plan.previous.push_back({t, th});
-      for (TaskIndex t : client.threads_history[th].previous_standby) plan.previous.push_back({t, th});
+    const auto& history = client.threads_history;
+    scratch.any_previous = false;
+    for (std::uint32_t th = 0; th < history.size(); ++th) {
+      // A task listed on two threads goes back to the first of them.
+      for (TaskIndex t : history[th].previous_active) scratch.previous_thread[t] = std::min(scratch.previous_thread[t], th);
+      for (TaskIndex t : history[th].previous_standby) scratch.previous_thread[t] = std::min(scratch.previous_thread[t], th);
+      scratch.any_previous = scratch.any_previous || !history[th].previous_active.empty() ||
+                             !history[th].previous_standby.empty();
     }
-    std::sort(plan.previous.begin(), plan.previous.end());
-    plan.place(stateful[c], Kind::stateful_active);
-    plan.place(standby[c], Kind::copy, &warmup[c]);
-    plan.place(stateless[c], Kind::stateless_active);
+    ClientPlan plan{lags, c, scratch};
+    plan.place(stateful.of(c), Kind::stateful_active);
+    plan.place(standby.of(c), Kind::copy, warmup.of(c));
+    plan.place(stateless.of(c), Kind::stateless_active);
     std::vector<std::string> names;  // only for a client that holds something
     for (std::uint32_t i = 0; i < threads.size(); ++i) {
       ThreadTasks& th = threads[i];
@@ -160,8 +220,11 @@ ThreadDistribution distribute_over_threads(const Cluster& cluster, const LagMode
       std::sort(th.active.begin(), th.active.end());
       std::sort(th.standby.begin(), th.standby.end());
       std::sort(th.warmup.begin(), th.warmup.end());
-      out.clients[c].threads.push_back(
-          ThreadTasks{names[i], std::move(th.active), std::move(th.standby), std::move(th.warmup), i});
+      out.clients[c].threads.push_back(ThreadTasks{std::move(names[i]), th.active, th.standby, th.warmup, i});
+    }
+    for (const auto& h : history) {
+      for (TaskIndex t : h.previous_active) scratch.previous_thread[t] = UINT32_MAX;
+      for (TaskIndex t : h.previous_standby) scratch.previous_thread[t] = UINT32_MAX;
     }
   }
   return out;

@@ -215,7 +215,9 @@ AssignmentCost apply_assignment(Cluster& state, const Assignment& assignment,
   standby_pairs.reserve(assignment.standbys.size());
   for (const auto& p : assignment.standbys) standby_pairs.emplace_back(p.task, p.client);
   std::sort(standby_pairs.begin(), standby_pairs.end());
-  std::vector<std::vector<std::int64_t>> standby_ready(state.task_count());
+  // standby_ready[i]: when the copy standby_pairs[i] is caught up (flat, beside the sorted pairs:
+  // one vector per task was thousands of allocations a round).
+  std::vector<std::int64_t> standby_ready(standby_pairs.size(), kMaxOffset);
   const auto caught_up_amount = [&](std::int64_t lag) {
     if (cu.rate) return std::min(lag, saturating_mul(*cu.rate, cu.gap_ms) / 1000);
     return cu.per_round ? std::min(lag, *cu.per_round) : lag;
@@ -262,9 +264,12 @@ AssignmentCost apply_assignment(Cluster& state, const Assignment& assignment,
         sums.push_back({t, left == 0 ? kRunningOffsetSum : end - left});
       } else if (next_copy == t) {
         ++s;
-        if (task.has_logged_store &&
-            std::binary_search(standby_pairs.begin(), standby_pairs.end(), std::pair<TaskIndex, ClientIndex>{t, c}))
-          standby_ready[t].push_back(caught_up_after(lag, cu));
+        if (task.has_logged_store) {
+          const std::pair<TaskIndex, ClientIndex> key{t, c};
+          const auto it = std::lower_bound(standby_pairs.begin(), standby_pairs.end(), key);
+          if (it != standby_pairs.end() && *it == key)
+            standby_ready[static_cast<std::size_t>(it - standby_pairs.begin())] = caught_up_after(lag, cu);
+        }
         sums.push_back({t, end - (lag - caught_up_amount(lag))});
       } else {
         // Not held any more: a task it was running stops at the end offsets of this round.
@@ -274,17 +279,17 @@ AssignmentCost apply_assignment(Cluster& state, const Assignment& assignment,
     client.offset_sums.swap(sums);
     client.previous_active.assign(active.begin(), active.end());
     client.previous_standby.assign(copy.begin(), copy.end());
-    client.threads_history.clear();
-    if (threads && c < threads->clients.size()) {
-      for (const auto& th : threads->clients[c].threads) {
-        ThreadHistory history;
-        history.name = th.name;
-        history.previous_active = th.active;
-        history.previous_standby.reserve(th.standby.size() + th.warmup.size());
-        std::merge(th.standby.begin(), th.standby.end(), th.warmup.begin(), th.warmup.end(),
-                   std::back_inserter(history.previous_standby));
-        client.threads_history.push_back(std::move(history));
-      }
+    // The split becomes the per-thread history, reusing last round's storage where it can.
+    const std::size_t n_threads = threads && c < threads->clients.size() ? threads->clients[c].threads.size() : 0;
+    client.threads_history.resize(n_threads);
+    for (std::size_t i = 0; i < n_threads; ++i) {
+      const ThreadTasks& th = threads->clients[c].threads[i];
+      ThreadHistory& history = client.threads_history[i];
+      history.name = th.name;
+      history.previous_active.assign(th.active.begin(), th.active.end());
+      history.previous_standby.resize(th.standby.size() + th.warmup.size());
+      std::merge(th.standby.begin(), th.standby.end(), th.warmup.begin(), th.warmup.end(),
+                 history.previous_standby.begin());
     }
   }
   // Under-replicated until the target-th standby is caught up (the whole interval, and for good,
@@ -292,13 +297,16 @@ AssignmentCost apply_assignment(Cluster& state, const Assignment& assignment,
   const std::size_t others = state.client_count() > 0 ? state.client_count() - 1 : 0;
   const std::size_t target = std::min<std::size_t>(standbys_wanted, others);
   if (target > 0)
-    for (TaskIndex t = 0; t < state.task_count(); ++t) {
+    for (TaskIndex t = 0, i = 0; t < state.task_count(); ++t) {
+      const std::size_t first = i;  // standby_pairs[first, i): the standbys of task t
+      while (i < standby_pairs.size() && standby_pairs[i].first == t) ++i;
       if (!state.tasks[t].has_logged_store) continue;
-      auto& ready = standby_ready[t];
+      const auto ready = standby_ready.begin() + static_cast<std::ptrdiff_t>(first);
       std::int64_t until = kMaxOffset;
-      if (ready.size() >= target) {
-        std::nth_element(ready.begin(), ready.begin() + static_cast<std::ptrdiff_t>(target - 1), ready.end());
-        until = ready[target - 1];
+      if (i - first >= target) {
+        std::nth_element(ready, ready + static_cast<std::ptrdiff_t>(target - 1),
+                         standby_ready.begin() + static_cast<std::ptrdiff_t>(i));
+        until = ready[static_cast<std::ptrdiff_t>(target - 1)];
       }
       cost.under_replicated_until_next = saturating_add(cost.under_replicated_until_next, std::min(until, cu.gap_ms));
       cost.under_replicated_in_full = saturating_add(cost.under_replicated_in_full, until == kMaxOffset ? cu.gap_ms : until);
