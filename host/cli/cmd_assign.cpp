@@ -29,7 +29,7 @@ Command add_assign(CLI::App& parent, const Globals& globals) {
             host::PluginRegistry registry;
             load_plugins(registry, &config, o->plugin_paths);
             const Cluster cluster = host::read_cluster_file(o->cluster, config.input_limits);
-            const std::string strategy = o->strategy.empty() ? config.strategy : o->strategy;
+            const std::string strategy = host::strategy_to_run(config, o->strategy);
             const host::RunOutcome outcome = host::run_assignment(registry, config, cluster, strategy);
             if (o->format == "table") write_output(host::to_table(cluster, outcome.report), o->output);
             else write_output(host::assignment_json(cluster, outcome.report), o->output);

@@ -97,14 +97,19 @@ class ConfigParser {
       : source_(std::move(source)), base_dir_(std::move(base_dir)), r_(source_) {}
 
   Config parse(std::string_view text) {
-    const auto document = detail::load_document(text, source_, "a config map with at least 'strategy'");
+    const auto document = detail::load_document(text, source_, "a config map (strategy, assignment, ...)");
     const Node root = document.root();
     if (!root.IsMap())
       r_.fail_at(root, "", fmt::format("expected a map at the top level, got {}", describe(root)));
     const Fields top(r_, root, "", kTopKeys);
 
-    config_.strategy = r_.string(top.require(kStrategy, ""), "strategy");
-    config_.places["strategy"] = detail::location(source_, top.value(kStrategy).Mark());
+    // Optional: --strategy names it too, and compare, sweep and replay choose their own.
+    if (top.given(kStrategy)) {
+      if (top.value(kStrategy).IsNull())  // `strategy:` with nothing after it
+        r_.fail_at(top.key(kStrategy), "strategy", "missing value (name a strategy, or leave the key out and give --strategy)");
+      config_.strategy = r_.string(top.value(kStrategy), "strategy");
+      config_.places["strategy"] = detail::location(source_, top.value(kStrategy).Mark());
+    }
     if (top.has(kFallback)) {
       config_.fallback = r_.string(top.value(kFallback), "fallback");
       config_.places["fallback"] = detail::location(source_, top.value(kFallback).Mark());
@@ -273,6 +278,15 @@ Config read_config_file(const std::filesystem::path& path) {
   Config config = parse_config(text, source, base);
   config.source = path;
   return config;
+}
+
+std::string strategy_to_run(const Config& config, const std::string& requested) {
+  if (!requested.empty()) return requested;
+  if (!config.strategy.empty()) return config.strategy;
+  const std::string where = config.source.empty() ? std::string("the config") : config.source.string();
+  throw InputError(fmt::format("no strategy to run: give --strategy NAME, or add 'strategy: NAME' to {} "
+                               "('assignor plugins' lists the names)",
+                               where));
 }
 
 std::string place_prefix(const Config& config, const std::string& key) {

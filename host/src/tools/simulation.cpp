@@ -402,7 +402,7 @@ SimulationResult simulate(const PluginRegistry& registry, const Config& config, 
     throw InputError("--catch-up and --restore-rate are two models of catching up (per round, in time): give one");
   if (options.rebalance_ms < 0 || options.rebalance_ms > kMaxRebalanceMs)
     throw InputError(fmt::format("--rebalance-ms must be in [0, {}], got {}", kMaxRebalanceMs, options.rebalance_ms));
-  const std::string strategy = options.strategy.empty() ? config.strategy : options.strategy;
+  const std::string strategy = strategy_to_run(config, options.strategy);
   (void)registry.require(strategy);
 
   const std::vector<Step> steps = plan_steps(options.events);

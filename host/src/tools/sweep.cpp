@@ -119,6 +119,9 @@ Sweep run_sweep(const PluginRegistry& registry, const SweepSpec& spec, const Swe
   std::vector<Config> configs;
   for (const auto& values : out.combinations) {
     configs.push_back(sweep_config(spec, out.keys, values));
+    if (configs.back().strategy.empty())
+      throw InputError(fmt::format("no strategy to sweep: give --strategies a,b,... or add 'strategy: NAME' to {}",
+                                   spec.config_path.string()));
     (void)registry.require(configs.back().strategy);
     check_strategy_sections(registry, configs.back());
   }

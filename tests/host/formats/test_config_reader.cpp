@@ -165,8 +165,19 @@ TEST_F(ConfigReaderTest, TopLevelNotAMap) {
   EXPECT_THAT(error("- strategy\n"), HasSubstr("config.yaml:1:1: expected a map at the top level, got a list"));
 }
 
-TEST_F(ConfigReaderTest, StrategyMissing) {
-  EXPECT_THAT(error("fallback: fallback_prior\n"), HasSubstr("config.yaml:1:1: missing required key 'strategy'"));
+TEST_F(ConfigReaderTest, StrategyIsOptionalButNeverEmpty) {
+  // Optional: --strategy names it, and compare, sweep and replay choose their own.
+  const Config config = parse_config("fallback: fallback_prior\n", "config.yaml", ".");
+  EXPECT_EQ(config.strategy, "");
+  EXPECT_EQ(config.places.count("strategy"), 0u);
+  EXPECT_EQ(strategy_to_run(config, "sticky"), "sticky");
+  try {
+    (void)strategy_to_run(config, "");
+    ADD_FAILURE() << "no strategy anywhere was accepted";
+  } catch (const InputError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("give --strategy NAME, or add 'strategy: NAME'"));
+  }
+  EXPECT_EQ(strategy_to_run(parse_config("strategy: weighted\n", "config.yaml", "."), ""), "weighted");
   EXPECT_THAT(error("strategy:\n"), HasSubstr("config.yaml:1:1: strategy: missing value"));
   EXPECT_THAT(error("strategy: \"\"\n"), HasSubstr("config.yaml:1:11: strategy: must not be empty"));
 }

@@ -26,7 +26,7 @@ inline constexpr std::int64_t kMaxRebalanceMs = std::int64_t{1} << 40;  // ~35 y
 
 struct Config {
   std::filesystem::path source;                      // the config file ("" when parsed from text)
-  std::string strategy;                              // required
+  std::string strategy;                              // "" when the config names none (--strategy does)
   std::optional<std::string> fallback;               // used when the strategy fails
   std::vector<std::filesystem::path> plugin_paths;   // resolved against the config's directory
   AssignmentSettings settings;
@@ -47,6 +47,10 @@ struct Config {
 
 // "config.yaml:3:11: " for `key` (Config::places), or "" when the config does not say where.
 std::string place_prefix(const Config& config, const std::string& key);
+
+// The strategy to run: `requested` (a --strategy option) when given, else the config's; an
+// InputError that says how to name one when neither does.
+std::string strategy_to_run(const Config& config, const std::string& requested);
 
 Config read_config_file(const std::filesystem::path& path);
 
