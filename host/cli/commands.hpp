@@ -96,5 +96,9 @@ void refuse_overwriting_inputs(const NamedPaths& outputs, const NamedPaths& inpu
 // The check of an input file option: "-" (standard input) or a file that exists and is not a
 // directory; the message names the path ("--cluster: nope.json: no such file").
 CLI::Validator input_file();
+inline constexpr const char* kInputFileType = "FILE (or - for standard input)";
+// The same check inside a command (an InputError, "--cluster: nope.json: no such file"), for a
+// command that reports every outcome in its own format (validate --format json).
+void require_input_file(const std::string& option, const std::string& path);
 
 }  // namespace assignor::cli

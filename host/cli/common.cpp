@@ -111,16 +111,24 @@ void write_output(const std::string& text, const std::string& path) {
   out.close();
 }
 
+namespace {
+std::string input_file_problem(const std::string& path) {
+  if (path == "-") return {};
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return path + ": no such file";
+  if (std::filesystem::is_directory(path, ec)) return path + ": is a directory, not a file";
+  return {};
+}
+}  // namespace
+
 CLI::Validator input_file() {
-  return CLI::Validator(
-      [](std::string& path) -> std::string {
-        if (path == "-") return {};
-        std::error_code ec;
-        if (!std::filesystem::exists(path, ec)) return path + ": no such file";
-        if (std::filesystem::is_directory(path, ec)) return path + ": is a directory, not a file";
-        return {};
-      },
-      "FILE (or - for standard input)");
+  return CLI::Validator([](std::string& path) { return input_file_problem(path); }, kInputFileType);
+}
+
+void require_input_file(const std::string& option, const std::string& path) {
+  if (path.empty()) return;
+  if (const std::string problem = input_file_problem(path); !problem.empty())
+    throw InputError(fmt::format("{}: {}", option, problem));
 }
 
 void refuse_overwriting_inputs(const NamedPaths& outputs, const NamedPaths& inputs) {

@@ -89,6 +89,15 @@ ParsedAssignment parse_assignment(std::string_view text, const std::string& sour
       out.assignment.probing_rebalance = r.boolean(probing.value(kNeeded), "probing_rebalance.needed");
     if (probing.given(kAfterMs)) (void)r.integer(probing.value(kAfterMs), "probing_rebalance.after_ms");
   }
+  if (top.given(kAssignMs)) {
+    const Node& ms = top.value(kAssignMs);
+    const double value = r.number(ms, "assign_ms");
+    if (value < 0) r.fail_at(ms, "assign_ms", fmt::format("must be >= 0 milliseconds, got {}", ms.Scalar()));
+    out.assign_ms = value;
+  }
+  // The split's spread, while every client holding tasks lists a sound one.
+  bool split_complete = true;
+  std::size_t split_spread = 0;
 
   // Per task, the client (index) that last listed it in each role: duplicate detection in O(tasks).
   const std::size_t n_tasks = cluster.task_count();
@@ -160,7 +169,12 @@ ParsedAssignment parse_assignment(std::string_view text, const std::string& sour
     // Optional per-thread split (its shape is checked as input; what it says is validated): at most
     // `threads` named threads, and every task of the client's lists on exactly one of them, in the
     // same role.
-    if (!f.given(kThreads) || !client) continue;
+    if (!f.given(kThreads) || !client) {
+      if (client && (lists[0]->size() + lists[1]->size() + lists[2]->size() >
+                     first_placement[0] + first_placement[1] + first_placement[2]))
+        split_complete = false;
+      continue;
+    }
     const Node& threads = f.value(kThreads);
     const std::string threads_place = entry_place + ": threads";
     if (!threads.IsMap()) r.fail_at(threads, threads_place, fmt::format("expected an object, got {}", describe(threads)));
@@ -222,6 +236,7 @@ ParsedAssignment parse_assignment(std::string_view text, const std::string& sour
       const auto [lo, hi] = std::minmax_element(thread_loads.begin(), thread_loads.end());
       const bool unlisted = thread_names.size() < capacity;
       const std::size_t low = unlisted ? 0 : *lo;
+      split_spread = std::max(split_spread, *hi - low);
       if (*hi > low + 1)
         thread_error(fmt::format("thread '{}' holds {} tasks and {} {}: a client's threads must be within one task "
                                  "of each other",
@@ -238,6 +253,10 @@ ParsedAssignment parse_assignment(std::string_view text, const std::string& sour
                             fmt::format("client '{}' is missing from the assignment (every client must "
                                         "appear, even with empty lists)",
                                         cluster.clients[c].id)});
+  const bool split_errors = std::any_of(out.errors.begin(), out.errors.end(), [](const ValidationError& e) {
+    return e.kind == ValidationErrorKind::thread_assignment;
+  });
+  if (split_complete && !split_errors) out.thread_load_spread = split_spread;
   out.assignment.normalize();
   return out;
 }

@@ -89,7 +89,8 @@ std::string to_table(const Cluster& cluster, const AssignmentReport& report) {
   std::size_t name_width = 0;
   for (const auto& [name, value] : rows) name_width = std::max(name_width, name.size());
   for (const auto& [name, value] : rows) out += fmt::format("  {:<{}}  {}\n", name, name_width, value);
-  out += fmt::format("  {:<{}}  {:.3f}\n", "assign_ms", name_width, report.assign_ms);
+  if (report.timed) out += fmt::format("  {:<{}}  {:.3f}\n", "assign_ms", name_width, report.assign_ms);
+  else out += fmt::format("  {:<{}}  n/a\n", "assign_ms", name_width);
   return out;
 }
 

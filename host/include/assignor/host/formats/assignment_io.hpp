@@ -25,6 +25,7 @@ struct AssignmentReport {
   std::int64_t probing_after_ms = 0;
   Metrics metrics;
   double assign_ms = 0;
+  bool timed = true;  // false: assign_ms is not known (validate of a file without it): "n/a"
   std::optional<ThreadDistribution> threads;  // per-thread split of each client's tasks
 };
 
@@ -51,6 +52,11 @@ struct ParsedAssignment {
   // Name-level problems found while reading (unknown task or client ids, missing clients, the
   // same task twice in one list): reported with the structural errors of validate().
   std::vector<ValidationError> errors;
+  // What the file says about how it was made, when it says it: the time the strategy took
+  // (assign_ms), and the per-thread load spread of its split (when every client that holds tasks
+  // lists its threads and the split is sound).
+  std::optional<double> assign_ms;
+  std::optional<std::size_t> thread_load_spread;
 };
 
 // Throws InputError when the file is not an assignment JSON at all (syntax, missing "assignment").
