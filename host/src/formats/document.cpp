@@ -544,6 +544,26 @@ void refuse_oversized_flow_collections(std::string_view text, const std::string&
   }
 }
 
+// yaml-cpp reports a tab in indentation as "illegal map value" or "illegal block entry" without a
+// word of the tab: the last line up to the error's that starts with whitespace holding a tab, as a
+// hint for the message ("" when there is none, or the message already says it).
+std::string tab_hint(std::string_view text, int error_line, std::string_view message) {
+  if (message.find("tab") != std::string_view::npos || error_line < 0) return {};
+  int line = 0, found = -1;
+  for (std::size_t i = 0; i < text.size() && line <= error_line;) {
+    const std::size_t end = std::min(text.find('\n', i), text.size());
+    for (std::size_t k = i; k < end && (text[k] == ' ' || text[k] == '\t'); ++k)
+      if (text[k] == '\t') {
+        found = line;
+        break;
+      }
+    i = end + 1;
+    ++line;
+  }
+  if (found < 0) return {};
+  return fmt::format(" (line {} is indented with a tab: YAML indents with spaces only)", found + 1);
+}
+
 }  // namespace
 
 std::unique_ptr<Document> parse_yaml_document(std::string_view text, const std::string& source,
@@ -568,7 +588,7 @@ std::unique_ptr<Document> parse_yaml_document(std::string_view text, const std::
          fmt::format("nested {} or more levels deep; refused (cluster and config files need a few levels)",
                      kMaxYamlDepth));
   } catch (const YAML::ParserException& e) {
-    fail(source, e.mark, fmt::format("YAML syntax error: {}", e.msg));
+    fail(source, e.mark, fmt::format("YAML syntax error: {}{}", e.msg, tab_hint(text, e.mark.line, e.msg)));
   } catch (const YAML::Exception& e) {
     fail(source, e.mark, fmt::format("cannot parse YAML: {}", e.msg));
   }
