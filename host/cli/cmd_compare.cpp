@@ -48,6 +48,7 @@ Command add_compare(CLI::App& parent, const Globals& globals) {
     std::uint32_t runs = 5;
     std::optional<std::string> simulate;
     std::optional<std::int64_t> restore_rate, rebalance_ms;
+    std::int64_t new_data = 0;
     std::uint32_t max_rounds = 1000;
     unsigned jobs = 0;
   };
@@ -91,6 +92,10 @@ Command add_compare(CLI::App& parent, const Globals& globals) {
                   "With --simulate: what one rebalance costs (default: the config's simulation.rebalance_ms, else 0)")
       ->check(CLI::Range(std::int64_t{0}, host::kMaxRebalanceMs))
       ->needs(simulate);
+  app->add_option("--new-data", o->new_data,
+                  "With --simulate: offsets appended to every changelog per round (default 0), as simulate's --new-data")
+      ->check(CLI::Range(std::int64_t{0}, std::numeric_limits<std::int64_t>::max()))
+      ->needs(simulate);
   app->add_option("--max-rounds", o->max_rounds, "With --simulate: stop each simulation after this many rounds (default 1000)")
       ->check(CLI::Range(std::uint32_t{1}, std::uint32_t{1000000}))
       ->needs(simulate);
@@ -123,6 +128,7 @@ Command add_compare(CLI::App& parent, const Globals& globals) {
               simulation.restore_rate = o->restore_rate ? o->restore_rate : config.simulation.restore_rate;
               simulation.rebalance_ms = o->rebalance_ms.value_or(config.simulation.rebalance_ms);
               simulation.max_rounds = o->max_rounds;
+              simulation.new_data = o->new_data;
               options.simulation = std::move(simulation);
             }
             options.on_progress = [&progress](const std::string& scenario, const std::string& strategy,

@@ -215,6 +215,9 @@ Comparison compare_strategies(const PluginRegistry& registry, const Config& conf
         row.simulation_error = e.what();
       } catch (const PluginError& e) {
         row.simulation_error = e.what();
+      } catch (const InputError& e) {  // events that do not fit this scenario: say which one
+        throw InputError(fmt::format("{} (in scenario {}: the events of --simulate apply to every scenario)", e.what(),
+                                     scenarios[si].source));
       }
     }
     nlohmann::json j = row_to_json(row);
