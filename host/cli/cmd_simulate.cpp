@@ -39,7 +39,7 @@ Events file (YAML):
     - {round: 4, restart: {id: c2, keep_state: false}}
 
 Example:
-  assignor simulate --config examples/config.yaml --cluster examples/scenarios/add-node.yaml \
+  assignor simulate --config examples/config.yaml --cluster examples/scenarios/steady.json \
       --events examples/events/add-node.yaml --report simulate.html
 
 Output, convergence rule and events: docs/compare-and-simulate.md

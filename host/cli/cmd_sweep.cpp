@@ -34,8 +34,12 @@ Examples:
   assignor sweep --config examples/config.yaml --cluster examples/scenarios/scale-out.json \
       --vary assignment.max_warmup_replicas=1,2,4,8 --strategies high_availability,least_movement,streams_sticky \
       --report sweep.html
-  for k in 1 2 3 4; do assignor sweep ... --shard $k/4 --format json --output shards/$k.json & done; wait
-  assignor sweep ... --merge shards --report sweep.html
+  # the same sweep in 4 slices (one per machine or process), then merged into one result
+  mkdir -p shards
+  for k in 1 2 3 4; do assignor sweep --config examples/config.yaml --cluster examples/scenarios/scale-out.json \
+      --vary assignment.max_warmup_replicas=1,2,4,8 --shard $k/4 --format json --output shards/$k.json; done
+  assignor sweep --config examples/config.yaml --cluster examples/scenarios/scale-out.json \
+      --vary assignment.max_warmup_replicas=1,2,4,8 --merge shards --report sweep.html
 )";
 
 }  // namespace
