@@ -65,10 +65,7 @@ class LeastMovement final : public Strategy {
   explicit LeastMovement(const StrategyParams& params) {
     params.reject_unknown({"target_only", "balance"});
     target_only_ = params.get_bool("target_only", false);
-    const std::string balance = params.get_string("balance", "count");
-    if (balance != "count" && balance != "weight")
-      throw ConfigError("strategy parameter 'balance': expected count or weight, got '" + balance + "'");
-    by_weight_ = balance == "weight";
+    by_weight_ = params.get_choice("balance", {"count", "weight"}, 0) == 1;
   }
 
   Assignment assign(const AssignmentInput& in) override {

@@ -129,6 +129,10 @@ std::span<const ClientIndex> AssignmentDraft::standby_slots(TaskIndex t) const n
   return {standby_.data() + std::size_t{t} * standbys_per_task_, standbys_per_task_};
 }
 
+std::span<const ClientIndex> AssignmentDraft::warmup_slots(TaskIndex t) const noexcept {
+  return {warmup_.data() + std::size_t{t} * warmups_per_task_, warmups_per_task_};
+}
+
 void AssignmentDraft::swap_roles(TaskIndex t, ClientIndex a, ClientIndex b) {
   const Role ra = role(t, a);
   const Role rb = role(t, b);

@@ -1,5 +1,7 @@
 #include "assignor/balance.hpp"
 
+#include "assignor/subtopology_counts.hpp"
+
 #include "standby_balance.hpp"
 
 #include <algorithm>
@@ -196,6 +198,46 @@ void fill_by_active_load(const Cluster& cluster, AssignmentDraft& draft, std::sp
   for (ClientIndex c = 0; c < cluster.client_count(); ++c) counts[c] = draft.active_count(c);
   LeastLoadedHeap heap(draft, std::move(counts));
   for (TaskIndex t : tasks) draft.set_active(t, heap.add_to_least_where([](ClientIndex) { return true; }));
+}
+
+void fill_stateless_by_total_load(const Cluster& cluster, AssignmentDraft& draft) {
+  std::vector<TaskIndex> tasks;
+  for (TaskIndex t = 0; t < cluster.task_count(); ++t)
+    if (!cluster.tasks[t].stateful && draft.active(t) == kNoClient) tasks.push_back(t);
+  fill_by_total_load(cluster, draft, tasks);
+}
+
+void fill_by_total_load(const Cluster& cluster, AssignmentDraft& draft, std::span<const TaskIndex> tasks) {
+  const std::size_t n = cluster.client_count();
+  if (n == 0 || tasks.empty()) return;
+  std::vector<std::uint32_t> counts(n);
+  for (ClientIndex c = 0; c < n; ++c) counts[c] = draft.total_count(c);
+  LoadQueue queue(client_threads(cluster), std::move(counts));
+  SubtopologyCounts spread(cluster, draft);
+  // Tie keys hold the counts of the current sub-topology only: set for the clients holding its
+  // actives when it starts, back to 0 when the next one starts.
+  std::vector<ClientIndex> keyed;
+  std::uint32_t current = UINT32_MAX;
+  for (TaskIndex t : tasks) {
+    if (draft.active(t) != kNoClient) continue;
+    if (spread.rank(t) != current) {
+      for (ClientIndex c : keyed) queue.set_tie_key(c, 0);
+      keyed.clear();
+      current = spread.rank(t);
+      for (TaskIndex u : cluster.tasks_of_subtopology(cluster.tasks[t].id.subtopology)) {
+        const ClientIndex c = draft.active(u);
+        if (c == kNoClient || queue.tie_key(c) != 0) continue;
+        queue.set_tie_key(c, spread.of(t, c));
+        keyed.push_back(c);
+      }
+    }
+    const ClientIndex c = queue.least();
+    draft.set_active(t, c);
+    spread.add(t, c);
+    queue.add(c, 1);
+    if (queue.tie_key(c) == 0) keyed.push_back(c);
+    queue.set_tie_key(c, spread.of(t, c));
+  }
 }
 
 std::uint64_t fill_stateless_sticky(const Cluster& cluster, AssignmentDraft& draft) {

@@ -52,6 +52,8 @@ Metrics compute_metrics(const Cluster& cluster, const AssignmentSettings& settin
     sub_rank[t] = n_subs;
   }
   if (cluster.task_count() > 0) ++n_subs;
+  std::vector<TaskIndex> assignment_task_of_rank(n_subs);  // a task of each sub-topology, for its id
+  for (std::size_t t = cluster.task_count(); t-- > 0;) assignment_task_of_rank[sub_rank[t]] = static_cast<TaskIndex>(t);
   std::vector<std::uint32_t> sub_begin(n_subs + 1, 0);
 
   for (const auto& p : assignment.actives) {
@@ -159,6 +161,7 @@ Metrics compute_metrics(const Cluster& cluster, const AssignmentSettings& settin
     }
     if (clients_with_actives < n_clients) lo = 0;  // some client has none of its actives
     m.max_subtopology_skew = std::max(m.max_subtopology_skew, hi - lo);
+    if (hi - lo >= 2) m.subtopology_skews.emplace_back(cluster.tasks[assignment_task_of_rank[r]].id.subtopology, hi - lo);
     for (auto it = first; it != last; ++it) per_client[*it] = 0;
   }
   return m;

@@ -55,6 +55,21 @@ bool StrategyParams::get_bool(const std::string& key, bool fallback) const {
   bad_value(key, it->second, "true or false");
 }
 
+std::size_t StrategyParams::get_choice(const std::string& key, const std::vector<std::string>& choices,
+                                       std::size_t fallback) const {
+  auto it = values_.find(key);
+  if (it == values_.end()) return fallback;
+  for (std::size_t i = 0; i < choices.size(); ++i)
+    if (choices[i] == it->second) return i;
+  std::string expected;
+  for (std::size_t i = 0; i < choices.size(); ++i)
+    expected += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + choices[i];
+  std::string message = "strategy parameter '" + key + "': expected " + expected + ", got '" + it->second + "'";
+  const std::string suggestion = nearest(it->second, choices);
+  if (!suggestion.empty()) message += "; did you mean '" + suggestion + "'?";
+  throw ConfigError(message);
+}
+
 void StrategyParams::reject_unknown(const std::vector<std::string>& known) const {
   for (const auto& [key, value] : values_) {
     bool found = false;

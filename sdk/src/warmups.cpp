@@ -1,39 +1,51 @@
 #include "assignor/warmups.hpp"
 
 #include <algorithm>
+#include <functional>
+#include <utility>
 #include <vector>
 
 namespace assignor {
 
 namespace {
 
-// The candidate of lowest cost (when the strategy gave a cost), then least loaded by
-// (active + standby + warmup) / threads, then lowest index; kNoClient if none satisfies `ok`.
-template <class Range, class Pred>
-ClientIndex least_loaded(const AssignmentDraft& draft, const WarmupPlanOptions& options, TaskIndex t,
-                         const Range& clients, Pred&& ok) {
+using Cost = std::function<std::int64_t(TaskIndex, ClientIndex)>;
+
+// The candidate of the lowest tier (when given: 1 for a client the spread would rather avoid), then
+// the lowest cost (when the strategy gave a cost), then least loaded by (active + standby + warmup)
+// / threads, then lowest index; kNoClient if none satisfies `ok`.
+template <class Range, class Pred, class Tier>
+ClientIndex least_loaded(const AssignmentDraft& draft, const Cost& cost_of, TaskIndex t, const Range& clients,
+                         Pred&& ok, Tier&& tier_of) {
   ClientIndex best = kNoClient;
+  int best_tier = 0;
   std::int64_t best_cost = 0;
   for (ClientIndex c : clients) {
     if (!ok(c)) continue;
-    const std::int64_t cost = options.candidate_cost ? options.candidate_cost(t, c) : 0;
-    if (best == kNoClient) {
-      best = c;
-      best_cost = cost;
-      continue;
-    }
-    if (cost != best_cost) {
-      if (cost < best_cost) {
-        best = c;
-        best_cost = cost;
+    const int tier = tier_of(c);
+    const std::int64_t cost = cost_of ? cost_of(t, c) : 0;
+    if (best != kNoClient) {
+      if (tier != best_tier) {
+        if (tier > best_tier) continue;
+      } else if (cost != best_cost) {
+        if (cost > best_cost) continue;
+      } else {
+        const int cmp = compare_load(draft.total_count(c), draft.threads(c), draft.total_count(best),
+                                     draft.threads(best));
+        if (cmp > 0 || (cmp == 0 && c > best)) continue;
       }
-      continue;
     }
-    const int cmp = compare_load(draft.total_count(c), draft.threads(c), draft.total_count(best),
-                                 draft.threads(best));
-    if (cmp < 0 || (cmp == 0 && c < best)) best = c;
+    best = c;
+    best_tier = tier;
+    best_cost = cost;
   }
   return best;
+}
+
+template <class Range, class Pred>
+ClientIndex least_loaded(const AssignmentDraft& draft, const Cost& cost_of, TaskIndex t, const Range& clients,
+                         Pred&& ok) {
+  return least_loaded(draft, cost_of, t, clients, std::forward<Pred>(ok), [](ClientIndex) { return 0; });
 }
 
 // The first client in rank order that ranks strictly ahead of `target` and satisfies `ok`.
@@ -54,6 +66,8 @@ WarmupPlan plan_warmups(const Cluster& cluster, const AssignmentSettings& settin
                         const LagModel& lags, AssignmentDraft& draft,
                         const WarmupPlanOptions& options) {
   WarmupPlan plan;
+  const StandbyDomains* domains = options.standby_domains;
+  const Cost& standby_cost = options.standby_cost ? options.standby_cost : options.candidate_cost;
   std::uint32_t budget = settings.max_warmup_replicas > draft.warmup_total()
                              ? settings.max_warmup_replicas - draft.warmup_total()
                              : 0;
@@ -103,7 +117,7 @@ WarmupPlan plan_warmups(const Cluster& cluster, const AssignmentSettings& settin
     }
     const auto caught_up = lags.caught_up_clients(t);
     // a. A caught-up standby holder swaps roles with the target: no warmup spent.
-    ClientIndex source = least_loaded(draft, options, t, caught_up, [&](ClientIndex c) {
+    ClientIndex source = least_loaded(draft, options.candidate_cost, t, caught_up, [&](ClientIndex c) {
       return draft.role(t, c) == Role::standby;
     });
     if (source != kNoClient) {
@@ -112,10 +126,20 @@ WarmupPlan plan_warmups(const Cluster& cluster, const AssignmentSettings& settin
       continue;
     }
     // b. Any caught-up client takes the active; the target warms up if the budget allows.
-    source = least_loaded(draft, options, t, caught_up, [&](ClientIndex c) { return !draft.holds(t, c); });
+    // With standby domains: a client outside the domains of the task's standbys first (the active
+    // that will run, not only the target, stays apart from its copies).
+    const auto beside_standbys = [&](ClientIndex c) {
+      if (domains == nullptr) return 0;
+      for (ClientIndex s : draft.standby_slots(t))
+        if (s != kNoClient && domains->colocated(s, c)) return 1;
+      return 0;
+    };
+    source = least_loaded(draft, options.candidate_cost, t, caught_up, [&](ClientIndex c) { return !draft.holds(t, c); },
+                          beside_standbys);
     if (source == kNoClient) {
       // A caught-up client holding a warmup (placed earlier) can take the active too.
-      source = least_loaded(draft, options, t, caught_up, [&](ClientIndex c) { return draft.role(t, c) == Role::warmup; });
+      source = least_loaded(draft, options.candidate_cost, t, caught_up,
+                            [&](ClientIndex c) { return draft.role(t, c) == Role::warmup; }, beside_standbys);
       if (source != kNoClient) draft.remove_warmup(t, source);
     }
     if (source == kNoClient) {
@@ -138,17 +162,54 @@ WarmupPlan plan_warmups(const Cluster& cluster, const AssignmentSettings& settin
 
   if (!options.move_standbys) return plan;
 
-  // Standbys on a not-caught-up client while a more caught-up client could hold them.
+  // Standbys on a not-caught-up client while a more caught-up client could hold them; with standby
+  // domains, outside the running active's domain (and the other standbys') first.
   for (TaskIndex t = 0; t < cluster.task_count(); ++t) {
     if (!cluster.tasks[t].has_logged_store || lags.everyone_caught_up(t)) continue;
     const auto slots = draft.standby_slots(t);
     std::vector<ClientIndex> holders(slots.begin(), slots.end());
     for (ClientIndex holder : holders) {
-      if (holder == kNoClient || lags.caught_up(t, holder)) continue;
-      ClientIndex source = least_loaded(draft, options, t, lags.caught_up_clients(t),
-                                        [&](ClientIndex c) { return !draft.holds(t, c); });
-      if (source == kNoClient)
-        source = most_caught_up_ahead_of(lags, t, holder, [&](ClientIndex c) { return !draft.holds(t, c); });
+      if (holder == kNoClient) continue;
+      const auto apart = [&](ClientIndex c) {
+        if (domains == nullptr) return 0;
+        const ClientIndex a = draft.active(t);
+        if (a != kNoClient && domains->colocated(a, c)) return 1;
+        for (ClientIndex s : draft.standby_slots(t))
+          if (s != kNoClient && s != holder && domains->colocated(s, c)) return 1;
+        return 0;
+      };
+      if (lags.caught_up(t, holder)) {
+        // Caught up but beside the running active: to a caught-up client of another domain, if any.
+        if (domains == nullptr || draft.active(t) == kNoClient || !domains->colocated(draft.active(t), holder)) continue;
+        const ClientIndex to = least_loaded(draft, standby_cost, t, lags.caught_up_clients(t),
+                                            [&](ClientIndex c) { return !draft.holds(t, c) && apart(c) == 0; });
+        if (to == kNoClient) continue;
+        draft.remove_standby(t, holder);
+        draft.add_standby(t, to);
+        ++plan.standbys_respread;
+        continue;
+      }
+      // With domains, never into the running active's domain: a cold standby in another zone
+      // catches up where it is, a warm one beside the active would be lost with it.
+      const auto allowed = [&](ClientIndex c) {
+        if (draft.holds(t, c)) return false;
+        return domains == nullptr || draft.active(t) == kNoClient || !domains->colocated(draft.active(t), c);
+      };
+      ClientIndex source = least_loaded(draft, standby_cost, t, lags.caught_up_clients(t), allowed, apart);
+      if (source == kNoClient) source = most_caught_up_ahead_of(lags, t, holder, allowed);
+      if (source == kNoClient && domains != nullptr && draft.active(t) != kNoClient &&
+          domains->colocated(draft.active(t), holder)) {
+        // Cold and beside the running active, with no warmer client elsewhere: it restores as much
+        // in another domain, where it is worth something.
+        const auto everyone = lags.ranked(t);
+        const ClientIndex to = least_loaded(draft, standby_cost, t, everyone, allowed, apart);
+        if (to != kNoClient) {
+          draft.remove_standby(t, holder);
+          draft.add_standby(t, to);
+          ++plan.standbys_respread;
+        }
+        continue;
+      }
       if (source == kNoClient) continue;
       draft.remove_standby(t, holder);
       draft.add_standby(t, source);

@@ -71,6 +71,8 @@ class AssignmentDraft {
   std::uint32_t standby_count(TaskIndex t) const noexcept;
   // The standby clients of a task (kNoClient entries are empty slots).
   std::span<const ClientIndex> standby_slots(TaskIndex t) const noexcept;
+  // The warmup clients of a task, the same way: O(1) to find who warms a task up.
+  std::span<const ClientIndex> warmup_slots(TaskIndex t) const noexcept;
 
   // Swaps the roles of two clients on one task (e.g. an active and a standby holder).
   void swap_roles(TaskIndex t, ClientIndex a, ClientIndex b);

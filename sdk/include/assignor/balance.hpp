@@ -87,6 +87,16 @@ void fill_stateless_by_active_load(const Cluster& cluster, AssignmentDraft& draf
 // the tasks whose stores are all non-logged).
 void fill_by_active_load(const Cluster& cluster, AssignmentDraft& draft, std::span<const TaskIndex> tasks);
 
+// Stateless fill by total load with sub-topology spread: each of `tasks` without an active, in the
+// given order, goes to the client with the fewest tasks held per thread (actives, standbys and
+// warmups: the load a thread really carries), among equally loaded clients to the one with the
+// fewest actives of the task's sub-topology, then the lowest index. Call it last, after standbys
+// and warmups are placed. O(tasks log clients) when `tasks` is in task order (sub-topology by
+// sub-topology; another order costs a re-key per change of sub-topology).
+void fill_by_total_load(const Cluster& cluster, AssignmentDraft& draft, std::span<const TaskIndex> tasks);
+// The same for every stateless task without an active, in task order.
+void fill_stateless_by_total_load(const Cluster& cluster, AssignmentDraft& draft);
+
 // Sticky stateless fill: every stateless task without an active, in task order, goes back to its
 // previous active owner while that client holds fewer actives than its proportional_quotas() share
 // of all tasks; the others then go by fill_stateless_by_active_load(). Call it after the stateful

@@ -3,6 +3,8 @@
 
 #include <cstdint>
 #include <optional>
+#include <utility>
+#include <vector>
 
 #include "assignor/assignment.hpp"
 #include "assignor/lags.hpp"
@@ -23,6 +25,9 @@ struct Metrics {
   double total_load_spread = 0;         // same for active + standby + warmup
   double weighted_load_spread = 0;      // max - min of the weight of active tasks per thread (weighted.hpp)
   std::uint64_t max_subtopology_skew = 0;  // max over sub-topologies of (max - min actives on a client)
+  // Which sub-topologies are skewed: (sub-topology id, its max - min) for each whose skew is 2 or
+  // more (the ones not spread within one task), by id.
+  std::vector<std::pair<std::int32_t, std::uint64_t>> subtopology_skews;
   std::optional<std::uint64_t> cross_rack_traffic;  // only when racks are given
   std::uint64_t restore_offsets = 0;    // offsets to restore before the cold actives can process
   std::optional<std::uint64_t> thread_load_spread;  // max over clients of (max - min tasks per thread)

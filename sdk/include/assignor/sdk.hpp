@@ -20,8 +20,10 @@
 #include "assignor/refiner.hpp"
 #include "assignor/scenario.hpp"      // host-facing
 #include "assignor/settings.hpp"
+#include "assignor/standby_spread.hpp"
 #include "assignor/sticky.hpp"
 #include "assignor/strategy.hpp"
+#include "assignor/subtopology_counts.hpp"
 #include "assignor/tag_standbys.hpp"
 #include "assignor/task_id.hpp"
 #include "assignor/threads.hpp"       // host-facing

@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace assignor {
@@ -42,6 +43,21 @@ class StrategyParams {
   std::int64_t get_int(const std::string& key, std::int64_t fallback) const;
   double get_double(const std::string& key, double fallback) const;
   bool get_bool(const std::string& key, bool fallback) const;
+  // One of a fixed set of words, as the index into `choices` (`fallback` when the key is absent);
+  // any other value throws ConfigError listing the choices and the nearest one.
+  std::size_t get_choice(const std::string& key, const std::vector<std::string>& choices, std::size_t fallback) const;
+  // The same, mapped to an enum:
+  //   enum class Balance { count, weight };
+  //   const Balance b = params.get_enum("balance", {{"count", Balance::count}, {"weight", Balance::weight}},
+  //                                     Balance::count);
+  template <typename Enum>
+  Enum get_enum(const std::string& key, const std::vector<std::pair<std::string, Enum>>& choices, Enum fallback) const {
+    if (!contains(key)) return fallback;
+    std::vector<std::string> names;
+    names.reserve(choices.size());
+    for (const auto& [name, value] : choices) names.push_back(name);
+    return choices[get_choice(key, names, 0)].second;
+  }
 
   // Throws ConfigError naming the first key not in `known` and the nearest known key.
   void reject_unknown(const std::vector<std::string>& known) const;

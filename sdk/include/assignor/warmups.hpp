@@ -17,6 +17,17 @@
 // without a copy for a standby), the lowest cost wins, then the least loaded, then the lowest
 // index. Use it to keep the strategy's own target shape (sub-topology spread, racks, weights)
 // while actives wait for their warmups; keep_on_current_owner is the common case built in.
+// standby_cost prices the standby moves on their own (else candidate_cost prices both).
+//
+// Standby spread (standby_domains, standby_spread.hpp): standbys were placed against the target
+// active, but an active kept on a caught-up client meanwhile runs elsewhere. With the domains given,
+// that client is chosen outside the domains of the task's standbys when one is caught up (before
+// cost and load); a standby moves only outside the running active's domain (other standbys'
+// domains avoided first), and stays where it is when no such client is more caught up (a cold copy
+// in another zone catches up there; a warm one beside the active would be lost with it); and a
+// caught-up standby left in the running active's domain moves to a caught-up client of another
+// domain when there is one, a cold one to any client of another domain (no warmup, no probing:
+// standbys_respread).
 //
 // Call order: after the draft holds its target actives and its standbys (a caught-up standby is
 // the cheapest way to keep an active available), before stateless tasks are placed (so that they
@@ -33,6 +44,7 @@
 #include "assignor/assignment.hpp"
 #include "assignor/lags.hpp"
 #include "assignor/settings.hpp"
+#include "assignor/standby_spread.hpp"
 
 namespace assignor {
 
@@ -46,12 +58,18 @@ struct WarmupPlanOptions {
   // Optional: the cost of giving task t (an active kept available, or a standby moved) to client c;
   // lower is preferred, before load. Called only for candidates a step may pick.
   std::function<std::int64_t(TaskIndex t, ClientIndex c)> candidate_cost;
+  // Optional: the cost of moving a standby of task t to client c (instead of candidate_cost).
+  std::function<std::int64_t(TaskIndex t, ClientIndex c)> standby_cost;
+  // Optional: keep standbys out of the domain of the active that will run (see above). Not owned;
+  // must outlive the call.
+  const StandbyDomains* standby_domains = nullptr;
 };
 
 struct WarmupPlan {
   std::uint32_t active_movements = 0;   // actives kept away from their target
   std::uint32_t standby_movements = 0;  // standbys moved to a more caught-up client
   std::uint32_t warmups_placed = 0;
+  std::uint32_t standbys_respread = 0;  // standbys moved out of the running active's domain (no probing)
   bool probing_rebalance_needed() const noexcept { return active_movements + standby_movements > 0; }
 };
 
