@@ -105,6 +105,7 @@ Command add_generate(CLI::App& parent, const Globals& globals) {
     std::optional<std::uint32_t> new_clients, leaving_clients;
     std::string events_out;
     std::optional<std::int64_t> restart_every_ms, down_ms;
+    std::vector<std::string> tags;
   };
   auto o = std::make_shared<Options>();
   auto* app = parent.add_subcommand("generate", "Write a generated cluster file (JSON); same arguments, same bytes");
@@ -160,6 +161,21 @@ Command add_generate(CLI::App& parent, const Globals& globals) {
       ->check(CLI::Range(std::uint32_t{0}, kMaxScenarioStandbys));
   app->add_option("--racks", o->spec.racks, "Racks for clients and partition replicas (default 0: none)")
       ->check(CLI::Range(std::uint32_t{0}, kMaxScenarioRacks));
+  app->add_option("--tags", o->tags,
+                  "Client tags KEY=N[,KEY=N...]: client i gets KEY-<v>, the values of the keys covering every "
+                  "combination (first key fastest), for rack_aware.tags")
+      ->delimiter(',')
+      ->check(CLI::Validator(
+          [](const std::string& text) -> std::string {
+            const auto eq = text.find('=');
+            std::uint32_t n = 0;
+            const char* end = text.data() + text.size();
+            if (eq == std::string::npos || eq == 0 ||
+                std::from_chars(text.data() + eq + 1, end, n).ptr != end || eq + 1 == text.size() || n < 1)
+              return "expected KEY=N with N >= 1 (e.g. zone=3), got '" + text + "'";
+            return "";
+          },
+          "KEY=N"));
   app->add_option("--scenario", o->scenario, "fresh | scale-out | scale-in | rolling-restart (default fresh)")
       ->check(CLI::IsMember({"fresh", "scale-out", "scale-in", "rolling-restart"}));
   app->add_option("--weights", o->weights,
@@ -185,6 +201,12 @@ Command add_generate(CLI::App& parent, const Globals& globals) {
             spec.min_end_offset = static_cast<std::int64_t>(offsets.first);
             spec.max_end_offset = static_cast<std::int64_t>(offsets.second);
             spec.kind = *parse_scenario_kind(o->scenario);  // checked by IsMember above
+            for (const auto& t : o->tags) {  // checked by the validator above
+              const auto eq = t.find('=');
+              std::uint32_t n = 0;
+              std::from_chars(t.data() + eq + 1, t.data() + t.size(), n);
+              spec.tags.emplace_back(t.substr(0, eq), n);
+            }
             if (o->new_clients && spec.kind != ScenarioKind::scale_out)
               throw InputError("--new-clients: only with --scenario scale-out");
             if (o->leaving_clients && spec.kind != ScenarioKind::scale_in)

@@ -209,6 +209,12 @@ void validate(const ScenarioSpec& spec) {
   check_fraction("nonlogged_fraction", spec.nonlogged_fraction);
   check_range("standbys", spec.standbys, 0, kMaxScenarioStandbys);
   check_range("racks", spec.racks, 0, kMaxScenarioRacks);
+  for (const auto& [key, values] : spec.tags) {
+    if (key.empty()) throw InputError("tags: an empty tag key");
+    check_range(("tags " + key).c_str(), values, 1, kMaxScenarioRacks);
+    if (std::count_if(spec.tags.begin(), spec.tags.end(), [&](const auto& t) { return t.first == key; }) > 1)
+      throw InputError("tags: key '" + key + "' given twice");
+  }
   switch (spec.kind) {
     case ScenarioKind::fresh:
     case ScenarioKind::scale_out:
@@ -311,6 +317,11 @@ Cluster generate_cluster(const ScenarioSpec& spec) {
     client.threads = thread_range ? static_cast<std::uint32_t>(threads.between(spec.threads, spec.threads_max))
                                   : spec.threads;
     if (spec.racks > 0) client.rack = i % spec.racks;
+    std::uint64_t digit = i;
+    for (const auto& [key, values] : spec.tags) {
+      client.tags[key] = fmt::format("{}-{}", key, digit % values);
+      digit /= values;
+    }
   }
 
   // finalize() derives end_offset_sum and the stateful flags the history needs; the vectors are

@@ -4,7 +4,7 @@
 usage: generate_reference.py --clients N --threads T --subtopologies S --partitions P
            [--stateful-fraction X] [--nonlogged-fraction Y] [--standbys K] [--racks R]
            [--scenario fresh|scale-out|scale-in|rolling-restart] [--seed SEED] [--end-offsets-unknown]
-           [--weights uniform|zipf] [--new-clients D | --leaving-clients D] [--changelog-offsets MIN-MAX]
+           [--weights uniform|zipf] [--new-clients D | --leaving-clients D] [--changelog-offsets MIN-MAX] [--tags KEY=N,...]
            (--threads T or LO-HI)
 
 Writes the cluster file to stdout. The command-line tests compare its bytes with the command's: if
@@ -54,6 +54,7 @@ def span(text):
 
 def generate(a):
     S, P, N, K, R = a.subtopologies, a.partitions, a.clients, a.standbys, a.racks
+    tags = [(kv.split("=")[0], int(kv.split("=")[1])) for kv in a.tags.split(",") if kv]
     T_LO, T_HI = span(a.threads)
     E_LO, E_HI = span(a.changelog_offsets)
     F = math.floor(float(S) * a.stateful_fraction + 0.5)
@@ -187,6 +188,12 @@ def generate(a):
         line = '{"id": "%s", "threads": %d' % (c["id"], c["threads"])
         if R > 0:
             line += ', "rack": "rack-%d"' % (i % R)
+        if tags:
+            values, digit = {}, i
+            for key, n in tags:  # mixed radix, first key fastest
+                values[key] = "%s-%d" % (key, digit % n)
+                digit //= n
+            line += ', "tags": {' + ", ".join('"%s": "%s"' % (k, values[k]) for k in sorted(values)) + "}"
         for key, lst in (("previous_active", c["active"]), ("previous_standby", c["standby"])):
             if lst:
                 line += ', "%s": [' % key + ", ".join('"%s"' % x for x in lst) + "]"
@@ -215,6 +222,7 @@ def main():
     ap.add_argument("--new-clients", type=int)
     ap.add_argument("--leaving-clients", type=int)
     ap.add_argument("--changelog-offsets", default="10000-1000000")
+    ap.add_argument("--tags", default="")
     sys.stdout.write(generate(ap.parse_args()))
     return 0
 

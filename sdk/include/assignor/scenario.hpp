@@ -28,6 +28,8 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
+#include <utility>
 #include <string>
 #include <string_view>
 
@@ -80,6 +82,10 @@ struct ScenarioSpec {
   // The range of each logged store's changelog end offset.
   std::int64_t min_end_offset = 10'000;
   std::int64_t max_end_offset = 1'000'000;
+  // Client tags (KEY -> N values, in order): client i gets "<key>-<v>" for each key, the values
+  // counted like the digits of a mixed-radix number (first key fastest), so that the clients cover
+  // every combination before repeating one. No randomness: the rest of the file is unchanged.
+  std::vector<std::pair<std::string, std::uint32_t>> tags;
 };
 
 // Throws InputError naming the field and its allowed range when the spec is nonsense.
