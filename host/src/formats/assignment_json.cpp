@@ -57,6 +57,9 @@ ordered_json metrics_to_json(const Metrics& m) {
   out["total_load_spread"] = m.total_load_spread;
   out["weighted_load_spread"] = m.weighted_load_spread;
   out["max_subtopology_skew"] = m.max_subtopology_skew;
+  ordered_json skews = ordered_json::object();  // {"3": 4}: the sub-topologies not spread within one
+  for (const auto& [subtopology, skew] : m.subtopology_skews) skews[std::to_string(subtopology)] = skew;
+  out["subtopology_skews"] = std::move(skews);
   out["cross_rack_traffic"] = m.cross_rack_traffic ? ordered_json(*m.cross_rack_traffic) : ordered_json(nullptr);
   out["restore_offsets"] = m.restore_offsets;
   out["thread_load_spread"] = m.thread_load_spread ? ordered_json(*m.thread_load_spread) : ordered_json(nullptr);
@@ -89,6 +92,10 @@ Metrics metrics_from_json(const nlohmann::json& j) {
   dbl("total_load_spread", m.total_load_spread);
   dbl("weighted_load_spread", m.weighted_load_spread);
   u64("max_subtopology_skew", m.max_subtopology_skew);
+  if (j.contains("subtopology_skews") && j["subtopology_skews"].is_object())
+    for (const auto& [id, skew] : j["subtopology_skews"].items())
+      if (skew.is_number()) m.subtopology_skews.emplace_back(std::stoi(id), skew.get<std::uint64_t>());
+  std::sort(m.subtopology_skews.begin(), m.subtopology_skews.end());  // by id, as computed
   opt("cross_rack_traffic", m.cross_rack_traffic);
   u64("restore_offsets", m.restore_offsets);
   opt("thread_load_spread", m.thread_load_spread);

@@ -61,10 +61,28 @@ std::string to_table(const Cluster& cluster, const AssignmentReport& report) {
 
   std::size_t id_width = 6;  // "client"
   for (const auto& c : cluster.clients) id_width = std::max(id_width, c.id.size());
+  // Where each client sits, when the group says (racks, tags): the column a rack- or tag-aware
+  // placement is read against. Absent when no client has either.
+  std::vector<std::string> place(cluster.client_count());
+  for (ClientIndex c = 0; c < cluster.client_count(); ++c) {
+    const Client& client = cluster.clients[c];
+    if (client.rack != kNoRack && client.rack < cluster.racks.size()) place[c] = printable(cluster.racks[client.rack]);
+    for (const auto& [key, value] : client.tags)
+      place[c] += (place[c].empty() ? "" : " ") + printable(key) + "=" + printable(value);
+  }
+  const bool placed = std::any_of(place.begin(), place.end(), [](const std::string& p) { return !p.empty(); });
+  std::size_t place_width = 4;  // "rack"
+  for (auto& p : place) {
+    if (p.empty()) p = "-";
+    place_width = std::max(place_width, p.size());
+  }
+  const auto place_cell = [&](const std::string& text) {
+    return placed ? fmt::format("{:<{}}  ", text, place_width) : std::string();
+  };
 
   std::string out = fmt::format("strategy: {}\n", report.strategy);
-  out += fmt::format("{:<{}}  {:>7}  {:>6}  {:>7}  {:>6}  {}\n", "client", id_width, "threads", "active",
-                     "standby", "warmup", "tasks");
+  out += fmt::format("{:<{}}  {}{:>7}  {:>6}  {:>7}  {:>6}  {}\n", "client", id_width, place_cell("rack"), "threads",
+                     "active", "standby", "warmup", "tasks");
   auto list = [&](const char* role, const std::vector<TaskIndex>& tasks) {
     std::string text = role;
     for (std::size_t i = 0; i < tasks.size() && i < kMaxListed; ++i)
@@ -76,7 +94,7 @@ std::string to_table(const Cluster& cluster, const AssignmentReport& report) {
     std::string tasks = per.active[c].empty() ? "-" : list("active", per.active[c]);
     if (!per.standby[c].empty()) tasks += " | " + list("standby", per.standby[c]);
     if (!per.warmup[c].empty()) tasks += " | " + list("warmup", per.warmup[c]);
-    out += fmt::format("{:<{}}  {:>7}  {:>6}  {:>7}  {:>6}  {}\n", cluster.clients[c].id, id_width,
+    out += fmt::format("{:<{}}  {}{:>7}  {:>6}  {:>7}  {:>6}  {}\n", cluster.clients[c].id, id_width, place_cell(place[c]),
                        cluster.clients[c].threads, per.active[c].size(), per.standby[c].size(),
                        per.warmup[c].size(), tasks);
   }

@@ -52,7 +52,7 @@ std::vector<std::string> table_cells(const CompareRow& row, std::size_t n_column
   }
   if (row.ran != row.strategy) cells[1] = "ok*";
   const ordered_json metrics = metrics_to_json(row.metrics);
-  for (const auto& item : metrics.items()) cells.push_back(metric_text(item.value(), "n/a"));
+  for (const auto& name : metric_names()) cells.push_back(metric_text(metrics[name], "n/a"));
   cells.push_back(row.probing_rebalance ? "yes" : "no");
   cells.push_back(ms_text(row.assign_ms.median));
   cells.push_back(fmt::format("{}..{}", ms_text(row.assign_ms.min), ms_text(row.assign_ms.max)));
@@ -357,7 +357,7 @@ std::string compare_csv(const Comparison& comparison) {
       if (row.status == CompareStatus::ok) {
         // Full precision here (machines read it): shortest text that reads back to the same double.
         const ordered_json values = metrics_to_json(row.metrics);
-        for (const auto& item : values.items()) f.push_back(item.value().is_null() ? "" : item.value().dump());
+        for (const auto& name : metrics) f.push_back(values[name].is_null() ? "" : values[name].dump());
         f.push_back(row.probing_rebalance ? "true" : "false");
         f.push_back(fmt::format("{}", row.probing_after_ms));
         f.push_back(fmt::format("{}", nanosecond_ms(row.assign_ms.median)));
@@ -490,7 +490,7 @@ std::string compare_html(const Comparison& comparison, const std::vector<std::st
       for (const auto& n : row.notes) notes += (notes.empty() ? "" : "; ") + n;
       if (row.status == CompareStatus::ok) {
         const ordered_json values = metrics_to_json(row.metrics);
-        for (const auto& item : values.items()) cells.push_back(metric_text(item.value(), "n/a"));
+        for (const auto& name : metrics) cells.push_back(metric_text(values[name], "n/a"));
         cells.push_back(row.probing_rebalance ? "yes" : "no");
         cells.push_back(ms_text(row.assign_ms.median));
         cells.push_back(ms_text(row.assign_ms.min));

@@ -138,7 +138,8 @@ TEST_F(AssignmentIoTest, MetricsToJsonHasEveryFieldInOrder) {
   EXPECT_EQ(j.dump(),
             R"({"active_moves":1,"restoring_actives":2,"cold_actives":3,"warmups":1,"standbys":2,)"
             R"("standby_shortfall":1,"active_load_spread":1.5,"total_load_spread":2.25,)"
-            R"("weighted_load_spread":3.75,"max_subtopology_skew":4,"cross_rack_traffic":null,"restore_offsets":123456,)"
+            R"("weighted_load_spread":3.75,"max_subtopology_skew":4,"subtopology_skews":{},)"
+            R"("cross_rack_traffic":null,"restore_offsets":123456,)"
             R"("thread_load_spread":null,"tag_spread_shortfall":null,"stateful_load_spread":0.0,"stale_standbys":0,)"
             R"("copy_restore_offsets":0,"colocated_standbys":null})");
   m.cross_rack_traffic = 7;
@@ -148,6 +149,11 @@ TEST_F(AssignmentIoTest, MetricsToJsonHasEveryFieldInOrder) {
   EXPECT_EQ(j["cross_rack_traffic"], 7);
   EXPECT_EQ(j["thread_load_spread"], 1);
   EXPECT_EQ(j["tag_spread_shortfall"], 2);
+  // The skewed sub-topologies by id, and back (compare's workers send metrics as JSON).
+  m.subtopology_skews = {{3, 4}, {12, 2}};
+  j = metrics_to_json(m);
+  EXPECT_EQ(j["subtopology_skews"].dump(), R"({"3":4,"12":2})");
+  EXPECT_EQ(metrics_from_json(nlohmann::json::parse(j.dump())).subtopology_skews, m.subtopology_skews);
 }
 
 TEST_F(AssignmentIoTest, ToJsonRejectsOutOfRangePlacements) {
