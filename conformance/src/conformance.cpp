@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <cctype>
 #include <cstring>
 #include <iostream>
 #include <string_view>
@@ -14,6 +15,10 @@
 #include "assignor/validation.hpp"
 
 namespace assignor::conformance {
+
+namespace {
+constexpr const char* kKit = "conformance kit";
+}  // namespace
 
 std::string generate_command(const ScenarioSpec& s) {
   return fmt::format(
@@ -29,16 +34,35 @@ std::string config_yaml(const Case& c, const std::string& strategy) {
       strategy, c.settings.num_standby_replicas, c.settings.max_warmup_replicas, c.settings.acceptable_recovery_lag);
 }
 
-std::string reproduction(const Case& c, const std::string& strategy, const std::string& library) {
+namespace {
+
+// A word for the shell: as it is when it is plain, else in single quotes.
+std::string shell_word(const std::string& word) {
+  const bool plain = !word.empty() && std::all_of(word.begin(), word.end(), [](char ch) {
+    return std::isalnum(static_cast<unsigned char>(ch)) || std::strchr("/._-+=:,@%", ch) != nullptr;
+  });
+  if (plain) return word;
+  std::string out = "'";
+  for (char ch : word) out += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+  return out + "'";
+}
+
+}  // namespace
+
+std::string reproduction(const Case& c, const std::string& strategy, const std::string& library,
+                         const std::string& assignor) {
   const std::string lib = library.empty() ? "path/to/" + strategy + ".so" : library;
+  const std::string command = assignor.empty() ? std::string("assignor") : shell_word(assignor);
   std::string config;  // one printf argument: newlines written as \n
   for (char ch : config_yaml(c, strategy)) config += ch == '\n' ? std::string("\\n") : std::string(1, ch);
+  // generate_command() names the command "assignor": the same command as the assign line.
+  const std::string generate = command + generate_command(c.spec).substr(std::string_view("assignor").size());
   return fmt::format(
       "reproduce case {}:\n"
       "  {} > {}.json\n"
       "  printf '{}' > {}.yaml\n"
-      "  assignor assign --config {}.yaml --cluster {}.json --plugin-path {} --format table\n",
-      c.name, generate_command(c.spec), c.name, config, c.name, c.name, c.name, lib);
+      "  {} assign --config {}.yaml --cluster {}.json --plugin-path {} --format table\n",
+      c.name, generate, c.name, config, c.name, command, c.name, c.name, shell_word(lib));
 }
 
 namespace {
@@ -154,7 +178,9 @@ Suite& Suite::property(std::string name, Property check) {
 }
 
 void Suite::check(const Case& c) const {
-  SCOPED_TRACE(reproduction(c, name_, options_.library));
+  // Failures are reported at "conformance kit", not at a line of this file: a plugin author has the
+  // installed kit, not its sources, and the reproduction lines say what to run.
+  const ::testing::ScopedTrace trace(kKit, -1, reproduction(c, name_, options_.library, options_.assignor));
   const Cluster cluster = generate_cluster(c.spec);
   const LagModel lags(cluster, c.settings);
   const std::shared_ptr<Strategy> strategy = factory_();
@@ -167,35 +193,39 @@ void Suite::check(const Case& c) const {
 
   const auto errors = validate(cluster, c.settings, first);
   for (std::size_t i = 0; i < errors.size() && i < 10; ++i)
-    ADD_FAILURE() << "invalid assignment: " << to_string(errors[i].kind) << ": " << errors[i].message;
-  ASSERT_TRUE(errors.empty()) << errors.size() << " validation errors (the first 10 above)";
+    ADD_FAILURE_AT(kKit, -1) << "invalid assignment: " << to_string(errors[i].kind) << ": " << errors[i].message;
+  if (!errors.empty()) {
+    ADD_FAILURE_AT(kKit, -1) << errors.size() << " validation errors (the first 10 above)";
+    return;
+  }
 
   // Deterministic: a fresh strategy object on the same input gives the same assignment.
   Assignment second = factory_()->assign(AssignmentInput{cluster, c.settings, lags});
   first.normalize();
   second.normalize();
-  EXPECT_TRUE(first == second) << "not deterministic: the same input gave two different assignments; "
+  if (!(first == second))
+    ADD_FAILURE_AT(kKit, -1) << "not deterministic: the same input gave two different assignments; "
                                << first_difference(cluster, first, second)
                                << (first.probing_rebalance != second.probing_rebalance ? "; probing differs" : "");
 
   if ((capabilities_ & kCapabilityHighAvailability) && cluster.end_offsets_known) {
     const auto restoring = check_high_availability(cluster, lags, first);
     for (std::size_t i = 0; i < restoring.size() && i < 10; ++i)
-      ADD_FAILURE() << "declares high availability but returned a restoring active: " << restoring[i].message;
+      ADD_FAILURE_AT(kKit, -1) << "declares high availability but returned a restoring active: " << restoring[i].message;
   }
   if (!first.warmups.empty() && !first.probing_rebalance) {
     const Placement& w = first.warmups.front();
-    ADD_FAILURE() << "warmups without a probing rebalance (e.g. warmup of task " << to_string(cluster.tasks[w.task].id)
+    ADD_FAILURE_AT(kKit, -1) << "warmups without a probing rebalance (e.g. warmup of task " << to_string(cluster.tasks[w.task].id)
                   << " on client " << cluster.clients[w.client].id << "): the warmups would never be used";
   }
   if (options_.time_budget_ms > 0 && ms > options_.time_budget_ms)
-    ADD_FAILURE() << fmt::format("assign took {:.3f} ms, over the budget of {} ms ({} tasks x {} clients)", ms,
+    ADD_FAILURE_AT(kKit, -1) << fmt::format("assign took {:.3f} ms, over the budget of {} ms ({} tasks x {} clients)", ms,
                                  options_.time_budget_ms, cluster.task_count(), cluster.client_count());
 
   if (::testing::Test::HasFailure()) return;  // properties assume a valid assignment
   const Metrics metrics = compute_metrics(cluster, c.settings, lags, first);
   for (const auto& [name, property] : properties_) {
-    SCOPED_TRACE("property: " + name);
+    const ::testing::ScopedTrace property_trace(kKit, -1, "property: " + name);
     property(Run{c, cluster, lags, first, metrics, ms});
   }
 
@@ -251,6 +281,10 @@ int Suite::run(int argc, char** argv) {
         std::cerr << "conformance: --seed needs a number, got '" << v << "'\n";
         return 2;
       }
+    } else if (const char* l = value("--library")) {
+      options_.library = l;
+    } else if (const char* a = value("--assignor")) {
+      options_.assignor = a;
     } else if (const char* b = value("--time-budget-ms")) {
       if (!parse_number(b, options_.time_budget_ms)) {
         std::cerr << "conformance: --time-budget-ms needs a number >= 0, got '" << b << "'\n";

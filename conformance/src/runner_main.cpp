@@ -2,6 +2,9 @@
 //
 //   assignor_conformance --plugin build/my_strategy.so [--seed N] [--time-budget-ms MS] [gtest flags]
 //
+// The reproduction lines of a failure name the plugin by its absolute path and the assignor
+// command installed beside this runner (--assignor PATH overrides it).
+//
 // Exit status 0 when every case passes, 1 when one fails (each failure prints the lines that
 // reproduce its case), 2 for a bad argument, 3 when the library does not load as a plugin.
 #include <gtest/gtest.h>
@@ -25,7 +28,8 @@ int main(int argc, char** argv) {
     if (arg == "--plugin" && i + 1 < argc) plugin = argv[++i];
     else if (arg.rfind("--plugin=", 0) == 0) plugin = arg.substr(9);
     else if (arg == "--help" || arg == "-h") {
-      std::cout << "usage: assignor_conformance --plugin LIBRARY [--seed N] [--time-budget-ms MS] [gtest flags]\n"
+      std::cout << "usage: assignor_conformance --plugin LIBRARY [--seed N] [--time-budget-ms MS] [--assignor PATH] "
+                   "[gtest flags]\n"
                    "Runs the conformance suite on the strategy LIBRARY exports; see assignor/conformance.hpp.\n";
       return 0;
     } else {
@@ -53,6 +57,10 @@ int main(int argc, char** argv) {
   std::error_code ec;
   const auto absolute = std::filesystem::absolute(plugin, ec);
   options.library = ec ? plugin : absolute.string();
+  // The reproduction lines call the assignor installed beside this runner (same bin/ directory),
+  // so they run as printed from an install, whatever is on PATH.
+  const auto beside = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path() / "assignor";
+  if (!ec && std::filesystem::exists(beside, ec)) options.assignor = beside.string();
   conformance::Suite suite(
       name, capabilities,
       [registry, name]() -> std::shared_ptr<Strategy> { return registry->create(name, {}); }, options);

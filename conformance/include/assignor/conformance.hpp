@@ -57,8 +57,11 @@ std::vector<Case> cases(std::uint64_t seed);
 std::string generate_command(const ScenarioSpec& spec);
 // The case's settings as a config file for `strategy`.
 std::string config_yaml(const Case& c, const std::string& strategy);
-// Shell lines that rebuild the case's cluster and config and run `strategy` from `library` on it.
-std::string reproduction(const Case& c, const std::string& strategy, const std::string& library);
+// Shell lines that rebuild the case's cluster and config and run `strategy` from `library` on it,
+// runnable as printed: `assignor` is the command to call ("" = assignor on PATH), best an
+// absolute path (the kit's runner and assignor_add_conformance_test give the installed one).
+std::string reproduction(const Case& c, const std::string& strategy, const std::string& library,
+                         const std::string& assignor = "");
 
 // What a property sees: one case, the strategy's output on it and its metrics.
 struct Run {
@@ -79,7 +82,8 @@ struct Options {
   // depends on the machine and what else runs on it: use a budget far above what you measure, or
   // only on a quiet machine (this project's own suite sets none).
   double time_budget_ms = 0;
-  std::string library;  // the plugin library, for the reproduction lines ("" = path/to/<name>.so)
+  std::string library;   // the plugin library, for the reproduction lines (--library; "" = path/to/<name>.so)
+  std::string assignor;  // the assignor command, for the reproduction lines (--assignor; "" = on PATH)
 };
 
 class Suite {
