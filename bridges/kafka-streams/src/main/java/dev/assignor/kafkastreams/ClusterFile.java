@@ -104,15 +104,17 @@ public final class ClusterFile {
      *                         Kafka never produces)
      */
     public static ClusterFile of(final ApplicationState state, final String applicationId) throws BridgeException {
+        for (final TaskId id : state.allTasks().keySet()) {  // before sorting: Kafka refuses to compare them
+            if (id.topologyName() != null) {
+                throw new BridgeException("task " + id + " belongs to the named topology '" + id.topologyName()
+                    + "': named topologies have no place in a cluster file");
+            }
+        }
         final TreeMap<TaskId, TaskInfo> allTasks = new TreeMap<>(state.allTasks());
         final TreeMap<ProcessId, KafkaStreamsState> clients = new TreeMap<>(state.kafkaStreamsStates(true));
         final Map<String, TaskId> taskIds = new HashMap<>(allTasks.size() * 2);
         final Map<TaskId, String> taskNames = new HashMap<>(allTasks.size() * 2);
         for (final TaskId id : allTasks.keySet()) {
-            if (id.topologyName() != null) {
-                throw new BridgeException("task " + id + " belongs to the named topology '" + id.topologyName()
-                    + "': named topologies have no place in a cluster file");
-            }
             final String name = id.subtopology() + "_" + id.partition();
             taskIds.put(name, id);
             taskNames.put(id, name);
