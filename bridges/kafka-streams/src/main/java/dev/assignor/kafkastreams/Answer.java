@@ -4,18 +4,16 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 
-import org.apache.kafka.streams.processor.TaskId;
 import org.apache.kafka.streams.processor.assignment.ApplicationState;
 import org.apache.kafka.streams.processor.assignment.KafkaStreamsAssignment;
 import org.apache.kafka.streams.processor.assignment.KafkaStreamsAssignment.AssignedTask;
 import org.apache.kafka.streams.processor.assignment.ProcessId;
-import org.apache.kafka.streams.processor.assignment.TaskAssignmentUtils;
-import org.apache.kafka.streams.processor.assignment.TaskAssignor.AssignmentError;
 import org.apache.kafka.streams.processor.assignment.TaskAssignor.TaskAssignment;
 
 import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -27,8 +25,10 @@ import java.util.Map;
  * a standby copy that the next probing rebalance may promote), and when the answer asks for a probing
  * rebalance the first process (in Kafka's order) gets a follow-up rebalance deadline {@code after_ms}
  * from now. Anything that does not fit the group (an unknown client or task, a task without an
- * active or with two, two roles of one task on one process, a process missing) is refused with a
- * message naming it, and so is whatever Kafka's own validation refuses.
+ * active or with two, two roles of one task on one process, a process missing, a standby of a task
+ * without stores) is refused with a message naming it. These checks include all of Kafka's own
+ * ({@code TaskAssignmentUtils.validateTaskAssignment}, which Kafka Streams runs on what the assignor
+ * returns and which kills the leader's thread when it fails), so a refused answer falls back instead.
  */
 final class Answer {
     private static final JsonFactory JSON = new JsonFactory();
@@ -88,15 +88,19 @@ final class Answer {
         return warmups;
     }
 
-    /** Per process: task -> role, as read. */
+    /** Per process: the tasks it was given, as read. */
     private static final class Roles {
-        final Map<TaskId, AssignedTask> tasks = new HashMap<>();
+        final List<AssignedTask> tasks = new ArrayList<>();
     }
 
     static Answer read(final byte[] json, final ClusterFile file, final ApplicationState state, final Instant now)
         throws BridgeException {
         final Map<ProcessId, Roles> roles = new HashMap<>();
-        final Map<TaskId, ProcessId> activeOwner = new HashMap<>(file.tasks().size() * 2);
+        // Per task (dense index): the process holding its active, and the last process it was read
+        // for (to find a task given twice to one process). Kafka's TaskId hashes poorly: no maps by it.
+        final ProcessId[] activeOwner = new ProcessId[file.taskCount()];
+        final int[] lastHolder = new int[file.taskCount()];
+        Arrays.fill(lastHolder, -1);
         String strategy = null;
         double assignMs = Double.NaN;
         boolean probing = false;
@@ -119,7 +123,7 @@ final class Answer {
                         break;
                     case "assignment":
                         expect(value, JsonToken.START_OBJECT, "assignment");
-                        readAssignment(p, file, roles, activeOwner, counts);
+                        readAssignment(p, file, roles, activeOwner, lastHolder, counts);
                         break;
                     case "probing_rebalance":
                         expect(value, JsonToken.START_OBJECT, "probing_rebalance");
@@ -150,9 +154,9 @@ final class Answer {
                 throw new BridgeException("the answer leaves out process " + process);
             }
         }
-        for (final TaskId task : file.tasks().values()) {
-            if (!activeOwner.containsKey(task)) {
-                throw new BridgeException("the answer gives task " + task + " no active");
+        for (int t = 0; t < activeOwner.length; ++t) {
+            if (activeOwner[t] == null) {
+                throw new BridgeException("the answer gives task " + file.task(t) + " no active");
             }
         }
         if (probing && probingAfterMs < 0) {
@@ -161,23 +165,17 @@ final class Answer {
 
         final List<KafkaStreamsAssignment> assignments = new ArrayList<>(file.processOrder().size());
         for (final ProcessId process : file.processOrder()) {
-            KafkaStreamsAssignment a =
-                KafkaStreamsAssignment.of(process, new HashSet<>(roles.get(process).tasks.values()));
+            KafkaStreamsAssignment a = KafkaStreamsAssignment.of(process, new HashSet<>(roles.get(process).tasks));
             if (probing && assignments.isEmpty()) {
                 a = a.withFollowupRebalance(now.plusMillis(probingAfterMs));
             }
             assignments.add(a);
         }
-        final TaskAssignment assignment = new TaskAssignment(assignments);
-        final AssignmentError error = TaskAssignmentUtils.validateTaskAssignment(state, assignment);
-        if (error != AssignmentError.NONE) {
-            throw new BridgeException("Kafka Streams refuses the answer: " + error);
-        }
-        return new Answer(assignment, strategy, assignMs, probing, probingAfterMs, counts[0], counts[1], counts[2]);
+        return new Answer(new TaskAssignment(assignments), strategy, assignMs, probing, probingAfterMs, counts[0], counts[1], counts[2]);
     }
 
     private static void readAssignment(final JsonParser p, final ClusterFile file, final Map<ProcessId, Roles> roles,
-                                       final Map<TaskId, ProcessId> activeOwner, final int[] counts)
+                                       final ProcessId[] activeOwner, final int[] lastHolder, final int[] counts)
         throws IOException, BridgeException {
         while (p.nextToken() == JsonToken.FIELD_NAME) {
             final String client = p.currentName();
@@ -210,26 +208,31 @@ final class Answer {
                         continue;
                 }
                 expect(value, JsonToken.START_ARRAY, "assignment." + client + "." + role);
-                JsonToken t;
-                while ((t = p.nextToken()) != JsonToken.END_ARRAY) {
-                    expect(t, JsonToken.VALUE_STRING, "assignment." + client + "." + role + "[]");
+                JsonToken token;
+                while ((token = p.nextToken()) != JsonToken.END_ARRAY) {
+                    expect(token, JsonToken.VALUE_STRING, "assignment." + client + "." + role + "[]");
                     final String name = p.getText();
-                    final TaskId task = file.tasks().get(name);
-                    if (task == null) {
+                    final Integer t = file.taskIndex(name);
+                    if (t == null) {
                         throw new BridgeException("the answer gives client '" + client + "' the unknown task '" + name
                             + "'");
                     }
-                    final AssignedTask.Type type = kind == 0 ? AssignedTask.Type.ACTIVE : AssignedTask.Type.STANDBY;
-                    if (r.tasks.put(task, new AssignedTask(task, type)) != null) {
+                    if (lastHolder[t] == roles.size()) {
                         throw new BridgeException("the answer gives client '" + client + "' task " + name + " twice");
                     }
+                    lastHolder[t] = roles.size();
                     if (kind == 0) {
-                        final ProcessId previous = activeOwner.put(task, process);
-                        if (previous != null) {
+                        if (activeOwner[t] != null) {
                             throw new BridgeException("the answer makes task " + name + " active on two processes ("
-                                + previous + " and " + process + ")");
+                                + activeOwner[t] + " and " + process + ")");
                         }
+                        activeOwner[t] = process;
+                    } else if (!file.hasStores(t)) {
+                        throw new BridgeException("the answer gives client '" + client + "' a " + role + " copy of "
+                            + name + ", which has no state stores (Kafka: INVALID_STANDBY_TASK)");
                     }
+                    r.tasks.add(new AssignedTask(file.task(t),
+                        kind == 0 ? AssignedTask.Type.ACTIVE : AssignedTask.Type.STANDBY));
                     ++counts[kind];
                 }
             }

@@ -54,7 +54,7 @@ public final class AssignorTaskAssignor implements TaskAssignor {
             final double totalMs = (System.nanoTime() - start) / 1e6;
             LOG.info("Assignor bridge: strategy {} assigned {} tasks ({} with a changelog) to {} processes: {} active, "
                     + "{} standby, {} warmup, {}; {} ms in all, {} ms in the strategy",
-                run.answer.strategy(), run.file.tasks().size(), run.file.loggedTasks(), run.file.processOrder().size(),
+                run.answer.strategy(), run.file.taskCount(), run.file.loggedTasks(), run.file.processOrder().size(),
                 run.answer.actives(), run.answer.standbys(), run.answer.warmups(),
                 run.answer.probing() ? "probing rebalance in " + run.answer.probingAfterMs() + " ms"
                     : "no probing rebalance",

@@ -15,6 +15,7 @@ import org.apache.kafka.streams.processor.assignment.TaskTopicPartition;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
@@ -51,16 +52,21 @@ public final class ClusterFile {
 
     private final byte[] json;
     private final Map<String, ProcessId> processes;
-    private final Map<String, TaskId> tasks;
+    private final Map<String, Integer> taskIndex;
+    private final TaskId[] taskOrder;
+    private final boolean[] hasStores;
     private final List<ProcessId> processOrder;
     private final int loggedTasks;
     private final boolean endOffsetsKnown;
 
-    private ClusterFile(final byte[] json, final Map<String, ProcessId> processes, final Map<String, TaskId> tasks,
-                        final List<ProcessId> processOrder, final int loggedTasks, final boolean endOffsetsKnown) {
+    private ClusterFile(final byte[] json, final Map<String, ProcessId> processes, final Map<String, Integer> taskIndex,
+                        final TaskId[] taskOrder, final boolean[] hasStores, final List<ProcessId> processOrder,
+                        final int loggedTasks, final boolean endOffsetsKnown) {
         this.json = json;
         this.processes = processes;
-        this.tasks = tasks;
+        this.taskIndex = taskIndex;
+        this.taskOrder = taskOrder;
+        this.hasStores = hasStores;
         this.processOrder = processOrder;
         this.loggedTasks = loggedTasks;
         this.endOffsetsKnown = endOffsetsKnown;
@@ -76,9 +82,23 @@ public final class ClusterFile {
         return processes;
     }
 
-    /** Task id in the file ("S_P") -> Kafka's task id. */
-    public Map<String, TaskId> tasks() {
-        return tasks;
+    /** Task id in the file ("S_P") -> its index in {@link #task(int)}'s order, or null. */
+    public Integer taskIndex(final String name) {
+        return taskIndex.get(name);
+    }
+
+    /** Kafka's task id of index {@code t} (tasks in Kafka's order). */
+    public TaskId task(final int t) {
+        return taskOrder[t];
+    }
+
+    public int taskCount() {
+        return taskOrder.length;
+    }
+
+    /** Whether Kafka counts task {@code t} stateful (it has state stores): only those may have standbys. */
+    public boolean hasStores(final int t) {
+        return hasStores[t];
     }
 
     /** Kafka's processes in Kafka's order (ProcessId, i.e. UUID order). */
@@ -112,24 +132,22 @@ public final class ClusterFile {
         }
         final TreeMap<TaskId, TaskInfo> allTasks = new TreeMap<>(state.allTasks());
         final TreeMap<ProcessId, KafkaStreamsState> clients = new TreeMap<>(state.kafkaStreamsStates(true));
-        final Map<String, TaskId> taskIds = new HashMap<>(allTasks.size() * 2);
-        final Map<TaskId, String> taskNames = new HashMap<>(allTasks.size() * 2);
-        for (final TaskId id : allTasks.keySet()) {
-            final String name = id.subtopology() + "_" + id.partition();
-            taskIds.put(name, id);
-            taskNames.put(id, name);
-        }
-
-        // The tasks each client held, with its lag for each (the only lags that can be below the
-        // task's whole end-offset sum), and for each task the first client in order that held no copy.
-        final List<KafkaStreamsState> clientList = new ArrayList<>(clients.values());
+        // Tasks by dense index. Kafka's TaskId hashes poorly (Objects.hash of two small ints): lookups
+        // go through a table by sub-topology and partition instead of a map.
         final TaskId[] taskOrder = allTasks.keySet().toArray(new TaskId[0]);
-        final Map<TaskId, Integer> taskIndex = new HashMap<>(taskOrder.length * 2);
+        final String[] taskNames = new String[taskOrder.length];
+        final Map<String, Integer> taskIndexByName = new HashMap<>(taskOrder.length * 2);
+        final TaskTable taskIndex = new TaskTable(taskOrder);
         final boolean[] logged = new boolean[taskOrder.length];
+        final boolean[] hasStores = new boolean[taskOrder.length];
         for (int t = 0; t < taskOrder.length; ++t) {
-            taskIndex.put(taskOrder[t], t);
-            logged[t] = hasChangelog(allTasks.get(taskOrder[t]));
+            final TaskInfo info = allTasks.get(taskOrder[t]);
+            taskNames[t] = taskOrder[t].subtopology() + "_" + taskOrder[t].partition();
+            taskIndexByName.put(taskNames[t], t);
+            logged[t] = hasChangelog(info);
+            hasStores[t] = info.isStateful();
         }
+        final List<KafkaStreamsState> clientList = new ArrayList<>(clients.values());
         final List<HeldTasks> held = new ArrayList<>(clientList.size());
         final long[] largestHeldLag = new long[taskOrder.length];
         final int[] firstNonHolder = new int[taskOrder.length];
@@ -184,7 +202,7 @@ public final class ClusterFile {
             g.writeArrayFieldStart("tasks");
             final boolean withRacks = wantsRacks(clientList);
             for (int t = 0; t < taskOrder.length; ++t) {
-                writeTask(g, allTasks.get(taskOrder[t]), taskNames.get(taskOrder[t]),
+                writeTask(g, allTasks.get(taskOrder[t]), taskNames[t],
                     logged[t] ? endOffsets[t] : null, applicationId, withRacks);
             }
             g.writeEndArray();
@@ -204,7 +222,42 @@ public final class ClusterFile {
             processIds.put(id.id().toString(), id);
         }
         return new ClusterFile(out.toByteArray(), Collections.unmodifiableMap(processIds),
-            Collections.unmodifiableMap(taskIds), List.copyOf(clients.keySet()), loggedTasks, endOffsetsKnown);
+            Collections.unmodifiableMap(taskIndexByName), taskOrder, hasStores, List.copyOf(clients.keySet()),
+            loggedTasks, endOffsetsKnown);
+    }
+
+    /** Task index by sub-topology and partition (both dense from 0 in Kafka); -1 when not a task. */
+    static final class TaskTable {
+        private final int[][] bySubtopology;
+
+        TaskTable(final TaskId[] tasks) {
+            int subtopologies = 0;
+            for (final TaskId t : tasks) {
+                subtopologies = Math.max(subtopologies, t.subtopology() + 1);
+            }
+            final int[] partitions = new int[subtopologies];
+            for (final TaskId t : tasks) {
+                partitions[t.subtopology()] = Math.max(partitions[t.subtopology()], t.partition() + 1);
+            }
+            bySubtopology = new int[subtopologies][];
+            for (int s = 0; s < subtopologies; ++s) {
+                bySubtopology[s] = new int[partitions[s]];
+                Arrays.fill(bySubtopology[s], -1);
+            }
+            for (int i = 0; i < tasks.length; ++i) {
+                bySubtopology[tasks[i].subtopology()][tasks[i].partition()] = i;
+            }
+        }
+
+        int get(final TaskId task) {
+            final int s = task.subtopology();
+            final int p = task.partition();
+            if (task.topologyName() != null || s < 0 || s >= bySubtopology.length || p < 0
+                || p >= bySubtopology[s].length) {
+                return -1;
+            }
+            return bySubtopology[s][p];
+        }
     }
 
     /** One client's previous tasks (known to this rebalance), as task indices, with its lag for each logged one. */
@@ -219,18 +272,18 @@ public final class ClusterFile {
             this.lags = lags;
         }
 
-        static HeldTasks of(final KafkaStreamsState client, final Map<TaskId, Integer> taskIndex,
+        static HeldTasks of(final KafkaStreamsState client, final TaskTable taskIndex,
                             final TaskId[] taskOrder, final boolean[] logged) throws BridgeException {
             final TreeMap<Integer, Boolean> roles = new TreeMap<>();
             for (final TaskId task : client.previousStandbyTasks()) {
-                final Integer t = taskIndex.get(task);  // tasks of an older topology are not this rebalance's
-                if (t != null) {
+                final int t = taskIndex.get(task);  // tasks of an older topology are not this rebalance's
+                if (t >= 0) {
                     roles.put(t, false);
                 }
             }
             for (final TaskId task : client.previousActiveTasks()) {
-                final Integer t = taskIndex.get(task);
-                if (t != null) {
+                final int t = taskIndex.get(task);
+                if (t >= 0) {
                     roles.put(t, true);
                 }
             }
@@ -370,7 +423,7 @@ public final class ClusterFile {
     }
 
     private static void writeClient(final JsonGenerator g, final KafkaStreamsState client, final HeldTasks held,
-                                    final TaskId[] taskOrder, final Map<TaskId, String> taskNames,
+                                    final TaskId[] taskOrder, final String[] taskNames,
                                     final boolean[] logged, final long[] endOffsets, final boolean endOffsetsKnown)
         throws IOException {
         g.writeStartObject();
@@ -391,7 +444,7 @@ public final class ClusterFile {
             g.writeArrayFieldStart(active ? "previous_active" : "previous_standby");
             for (int i = 0; i < held.tasks.length; ++i) {
                 if (held.active[i] == active) {
-                    g.writeString(taskNames.get(taskOrder[held.tasks[i]]));
+                    g.writeString(taskNames[held.tasks[i]]);
                 }
             }
             g.writeEndArray();
@@ -404,9 +457,9 @@ public final class ClusterFile {
             }
             final long lag = held.lags[i];
             if (lag == RUNNING || (lag == UNKNOWN && endOffsetsKnown)) {
-                g.writeNumberField(taskNames.get(taskOrder[t]), lag);
+                g.writeNumberField(taskNames[t], lag);
             } else if (endOffsetsKnown && lag < endOffsets[t]) {
-                g.writeNumberField(taskNames.get(taskOrder[t]), endOffsets[t] - lag);
+                g.writeNumberField(taskNames[t], endOffsets[t] - lag);
             }
         }
         g.writeEndObject();

@@ -92,7 +92,7 @@ class AnswerTest {
         refused("gives task 1_0 no active", answer(ok0, "{\"active\": [\"0_2\"]}", noProbing));
         refused("active on two processes", answer(ok0, "{\"active\": [\"0_1\", \"0_2\", \"1_0\"]}", noProbing));
         refused("task 0_0 twice", answer("{\"active\": [\"0_0\", \"0_1\"], \"standby\": [\"0_0\"]}", ok1, noProbing));
-        refused("INVALID_STANDBY_TASK", answer("{\"active\": [\"0_0\", \"0_1\"], \"standby\": [\"1_0\"]}", ok1,
+        refused("which has no state stores (Kafka: INVALID_STANDBY_TASK)", answer("{\"active\": [\"0_0\", \"0_1\"], \"standby\": [\"1_0\"]}", ok1,
             noProbing));
         refused("without after_ms", answer(ok0, ok1, "{\"needed\": true}"));
         refused("expected START_ARRAY", answer("{\"active\": \"0_0\"}", ok1, noProbing));

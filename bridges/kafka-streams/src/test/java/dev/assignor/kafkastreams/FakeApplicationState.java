@@ -106,15 +106,14 @@ final class FakeApplicationState implements ApplicationState {
             final ProcessId id = processIds.get(c.get("id").asText());
             final SortedSet<TaskId> active = taskSet(c.path("previous_active"));
             final SortedSet<TaskId> standby = taskSet(c.path("previous_standby"));
-            final Map<TaskId, Long> offsetSums = new HashMap<>();
+            final Map<TaskId, Long> offsetSums = new TreeMap<>();  // as Kafka's ClientState keeps them
             c.path("offset_sums").properties().forEach(e -> offsetSums.put(TaskId.parse(e.getKey()), e.getValue().asLong()));
             for (final TaskId task : offsetSums.keySet()) {
                 if (!active.contains(task)) {
                     standby.add(task);
                 }
             }
-            final Map<TaskId, Long> lags = new TreeMap<>();
-            endOffsetSums.forEach((task, end) -> lags.put(task, kafkaLag(offsetSums.getOrDefault(task, 0L), end)));
+            final Lags lags = new Lags(offsetSums, endOffsetSums);
             final Map<String, String> tags = new TreeMap<>();
             c.path("tags").properties().forEach(e -> tags.put(e.getKey(), e.getValue().asText()));
             final Optional<String> rack = c.hasNonNull("rack") ? Optional.of(c.get("rack").asText()) : Optional.empty();
@@ -206,6 +205,17 @@ final class FakeApplicationState implements ApplicationState {
         return tasks;
     }
 
+    /** A process's lags, computed when asked, as Kafka computed them when the rebalance began. */
+    private record Lags(Map<TaskId, Long> offsetSums, Map<TaskId, Long> endOffsetSums) {
+        long of(final TaskId task) {
+            final Long end = endOffsetSums.get(task);
+            if (end == null) {
+                throw new IllegalStateException("Tried to lookup lag for unknown task " + task);
+            }
+            return kafkaLag(offsetSums.getOrDefault(task, 0L), end);
+        }
+    }
+
     private record Task(TaskId id, Set<String> stateStoreNames, Set<TaskTopicPartition> topicPartitions)
         implements TaskInfo {
         @Override
@@ -219,13 +229,13 @@ final class FakeApplicationState implements ApplicationState {
         private final int threads;
         private final SortedSet<TaskId> active;
         private final SortedSet<TaskId> standby;
-        private final Map<TaskId, Long> lags;
+        private final Lags lags;
         private final Map<String, String> tags;
         private final Optional<String> rack;
         private final FakeApplicationState[] self;
 
         Process(final ProcessId id, final int threads, final SortedSet<TaskId> active, final SortedSet<TaskId> standby,
-                final Map<TaskId, Long> lags, final Map<String, String> tags, final Optional<String> rack,
+                final Lags lags, final Map<String, String> tags, final Optional<String> rack,
                 final FakeApplicationState[] self) {
             this.id = id;
             this.threads = threads;
@@ -271,11 +281,7 @@ final class FakeApplicationState implements ApplicationState {
             if (self[0] != null) {
                 self[0].lagLookups.incrementAndGet();
             }
-            final Long lag = lags.get(task);
-            if (lag == null) {
-                throw new IllegalStateException("Tried to lookup lag for unknown task " + task);
-            }
-            return lag;
+            return lags.of(task);
         }
 
         @Override
@@ -285,7 +291,9 @@ final class FakeApplicationState implements ApplicationState {
 
         @Override
         public Map<TaskId, Long> statefulTasksToLagSums() {
-            return lags;
+            final Map<TaskId, Long> all = new TreeMap<>();
+            lags.endOffsetSums.keySet().forEach(t -> all.put(t, lags.of(t)));
+            return all;
         }
 
         @Override
