@@ -67,7 +67,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * the bridge running {@code least_movement}, then with Kafka's default assignor. Checks that every
  * rebalance of the first run was decided by the strategy (no fallback), that no active was placed
  * on a restoring instance while a caught-up one existed, that the newcomer was given counting work
- * through warmups and a probing rebalance, and that every count is exactly right in both runs
+ * after warmups, at a later rebalance, and that every count is exactly right in both runs
  * (nothing lost, nothing doubled). The second run's leader log ({@code Decided on assignment}
  * lines, written by Kafka's own assignor) is imported with {@code assignor import kafka-log} and
  * replayed: {@code high_availability} must give Kafka's decision at every rebalance.
