@@ -1,0 +1,172 @@
+package dev.assignor.kafkastreams;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+
+import org.apache.kafka.streams.processor.TaskId;
+import org.apache.kafka.streams.processor.assignment.KafkaStreamsAssignment;
+import org.apache.kafka.streams.processor.assignment.KafkaStreamsAssignment.AssignedTask;
+import org.apache.kafka.streams.processor.assignment.ProcessId;
+import org.apache.kafka.streams.processor.assignment.TaskAssignor.TaskAssignment;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SortedSet;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/** Paths the build hands the tests (system properties set by the pom), and small helpers. */
+final class TestSupport {
+    static final ObjectMapper JSON = new ObjectMapper();
+    static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+
+    private TestSupport() {
+    }
+
+    /** The Kafka version the tests run (the pom's kafka.version). */
+    static String kafkaVersion() {
+        return System.getProperty("kafka.version", "?");
+    }
+
+    /** The built `assignor` command (-Dassignor.command); tests that need it are skipped without it. */
+    static Optional<Path> assignor() {
+        final String p = System.getProperty("assignor.command", "");
+        return p.isBlank() ? Optional.empty() : Optional.of(Paths.get(p).toAbsolutePath());
+    }
+
+    static Path requireAssignor() {
+        final Optional<Path> p = assignor();
+        assumeTrue(p.isPresent() && Files.isExecutable(p.get()),
+            "no assignor command (-Dassignor.command=build/bin/assignor): skipped");
+        return p.get();
+    }
+
+    /** Kafka's recorded answers (-Dassignor.golden=../shared/kafka-golden), when the checkout has them. */
+    static Optional<Path> golden() {
+        final String p = System.getProperty("assignor.golden", "");
+        if (p.isBlank() || !Files.isDirectory(Paths.get(p))) {
+            return Optional.empty();
+        }
+        return Optional.of(Paths.get(p).toAbsolutePath());
+    }
+
+    static JsonNode read(final Path file) {
+        try {
+            return (file.toString().endsWith(".json") ? JSON : YAML).readTree(file.toFile());
+        } catch (final IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static JsonNode parse(final byte[] json) {
+        try {
+            return JSON.readTree(json);
+        } catch (final IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Per client name: "active" and "standby" task sets (Kafka's two kinds), as sorted strings. */
+    static Map<String, Map<String, SortedSet<String>>> roles(final TaskAssignment assignment,
+                                                            final Map<String, ProcessId> processIds) {
+        final Map<ProcessId, String> names = new HashMap<>();
+        processIds.forEach((name, id) -> names.put(id, name));
+        final Map<String, Map<String, SortedSet<String>>> out = new TreeMap<>();
+        for (final KafkaStreamsAssignment a : assignment.assignment()) {
+            final Map<String, SortedSet<String>> r = new TreeMap<>();
+            r.put("active", new TreeSet<>());
+            r.put("standby", new TreeSet<>());
+            for (final AssignedTask t : a.tasks().values()) {
+                r.get(t.type() == AssignedTask.Type.ACTIVE ? "active" : "standby").add(name(t.id()));
+            }
+            out.put(names.get(a.processId()), r);
+        }
+        return out;
+    }
+
+    /** The same from an answer or a recorded Kafka answer (warmups counted as standbys, as Kafka sends them). */
+    static Map<String, Map<String, SortedSet<String>>> roles(final JsonNode assignment) {
+        final Map<String, Map<String, SortedSet<String>>> out = new TreeMap<>();
+        assignment.properties().forEach(client -> {
+            final Map<String, SortedSet<String>> r = new TreeMap<>();
+            r.put("active", new TreeSet<>());
+            r.put("standby", new TreeSet<>());
+            client.getValue().path("active").forEach(t -> r.get("active").add(t.asText()));
+            client.getValue().path("standby").forEach(t -> r.get("standby").add(t.asText()));
+            client.getValue().path("warmup").forEach(t -> r.get("standby").add(t.asText()));
+            out.put(client.getKey(), r);
+        });
+        return out;
+    }
+
+    static boolean probing(final TaskAssignment assignment) {
+        return assignment.assignment().stream().anyMatch(a -> a.followupRebalanceDeadline().isPresent());
+    }
+
+    static String name(final TaskId id) {
+        return id.subtopology() + "_" + id.partition();
+    }
+
+    /** Where two role maps differ, one line per client and role, for failure messages. */
+    static List<String> differences(final Map<String, Map<String, SortedSet<String>>> expected,
+                                    final Map<String, Map<String, SortedSet<String>>> actual) {
+        final List<String> out = new ArrayList<>();
+        final SortedSet<String> clients = new TreeSet<>(expected.keySet());
+        clients.addAll(actual.keySet());
+        for (final String c : clients) {
+            for (final String role : List.of("active", "standby")) {
+                final SortedSet<String> e = expected.getOrDefault(c, Map.of()).getOrDefault(role, new TreeSet<>());
+                final SortedSet<String> a = actual.getOrDefault(c, Map.of()).getOrDefault(role, new TreeSet<>());
+                if (!e.equals(a)) {
+                    final SortedSet<String> missing = new TreeSet<>(e);
+                    missing.removeAll(a);
+                    final SortedSet<String> extra = new TreeSet<>(a);
+                    extra.removeAll(e);
+                    out.add(c + " " + role + ": expected also " + missing + ", not " + extra);
+                }
+            }
+        }
+        return out;
+    }
+
+    /** Runs a command to its end; its stdout, or a failure naming the command and its stderr. */
+    static byte[] run(final List<String> command) {
+        try {
+            final Process p = new ProcessBuilder(command).redirectErrorStream(false).start();
+            p.getOutputStream().close();
+            final byte[] out = p.getInputStream().readAllBytes();
+            final String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+            final int exit = p.waitFor();
+            if (exit != 0) {
+                throw new AssertionError(String.join(" ", command) + " exited " + exit + ": " + err);
+            }
+            return out;
+        } catch (final IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (final InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    static Path write(final Path file, final String text) {
+        try {
+            Files.writeString(file, text);
+            return file;
+        } catch (final IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
