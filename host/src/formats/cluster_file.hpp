@@ -85,6 +85,19 @@ class TaskLookup {
     if (dense_) {
       const auto s = static_cast<std::size_t>(id.subtopology);
       const auto p = static_cast<std::size_t>(id.partition);
+      if (s < rows_.size()) {  // the common cases first: a known sub-topology, its next partition
+        auto& row = rows_[s];
+        if (p < row.size()) {
+          if (row[p] != kNone) return row[p];
+          row[p] = index;
+          return kNone;
+        }
+        if (p == row.size() && slots_ + p + 1 <= max_slots_) {
+          ++slots_;
+          row.push_back(index);
+          return kNone;
+        }
+      }
       const std::size_t new_rows = s < rows_.size() ? 0 : s + 1 - rows_.size();
       const std::size_t grow = kRowSlots * new_rows + (s < rows_.size() && p < rows_[s].size() ? 0 : p + 1);
       if (slots_ + grow <= max_slots_) {

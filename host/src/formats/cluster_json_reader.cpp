@@ -348,7 +348,8 @@ class FastClusterReader {
     const auto mark = open();
     for (auto element : list) {
       od::value& entry = element.value();
-      out.push_back(task(string(entry, token(entry))));
+      const std::string_view raw = entry.raw_json_token();
+      out.push_back(task(string(entry, {raw.empty() || raw[0] != '"' ? od::json_type::null : od::json_type::string, raw})));
     }
     close(mark);
   }
@@ -391,7 +392,7 @@ class FastClusterReader {
     od::object map = value.get_object().value();
     const auto mark = open();
     SeenKeys seen;
-    Task task;
+    Task& task = cluster_.tasks.emplace_back();  // filled in place (a decline discards the cluster)
     std::optional<TaskId> id;
     for (auto result : map) {
       od::field& field = field_of(result);
@@ -431,8 +432,7 @@ class FastClusterReader {
     close(mark);
     need(id.has_value());
     task.id = *id;
-    need(task_by_id_.add(*id, static_cast<TaskIndex>(cluster_.tasks.size())) == TaskLookup::kNone);
-    cluster_.tasks.push_back(std::move(task));
+    need(task_by_id_.add(*id, static_cast<TaskIndex>(cluster_.tasks.size() - 1)) == TaskLookup::kNone);
   }
 
   void read_stores(od::value& value, Task& task) {
