@@ -454,24 +454,32 @@ bool tasks_first(const Json& root) {
 
 // ---- the tests ----------------------------------------------------------------------------------
 
-// Every corpus and generated file as written, and written back in four other layouts: wherever the
-// document path accepts one with tasks before clients, the fast path takes it too.
+// Every corpus and generated file as written, and written back in five layouts (files over 64 KB,
+// most of the Kafka golden corpus, in one of them each, in turn: the suite runs under the
+// sanitizers too): wherever the document path accepts one with tasks before clients, the fast path
+// takes it too.
 TEST(ClusterJsonFastPath, AgreesWithTheDocumentPathOnEveryCorpusFileInEveryLayout) {
   std::vector<CorpusFile> files = corpus_files();
   for (auto& generated : generated_files()) files.push_back(std::move(generated));
   ASSERT_GE(files.size(), 40u);
+  const Layout layouts[] = {{false, 0, false}, {true, 0, false}, {false, 1, false}, {true, 0, true}, {false, 2, false}};
+  constexpr std::size_t kLayouts = std::size(layouts);
   Tally tally;
   int golden = 0;
-  for (const CorpusFile& file : files) {
+  for (std::size_t f = 0; f < files.size(); ++f) {
+    const CorpusFile& file = files[f];
     golden += file.name.ends_with(".cluster.json") ? 1 : 0;
+    const std::optional<Json> json = structure(file.text);
+    const bool large = file.text.size() > 64 * 1024;
     for (const InputLimits& limits : {InputLimits{}, tight_limits()}) {
       check(file.text, file.name, limits, tally);
-      const std::optional<Json> json = structure(file.text);
-      if (!json) continue;
-      const Layout layouts[] = {{false, 0, false}, {true, 0, false}, {false, 1, false}, {true, 0, true}, {false, 2, false}};
-      for (const Layout& layout : layouts) {
+      // Under the tight limits (6,000 bytes at most) only small files get past the size check.
+      if (!json || (limits.max_file_bytes < file.text.size() + 1000)) continue;
+      for (std::size_t l = 0; l < kLayouts; ++l) {
+        if (large && l != f % kLayouts) continue;
+        const Layout& layout = layouts[l];
         const std::string text = write(*json, layout);
-        const std::string name = file.name + " (layout " + std::to_string(&layout - layouts) + ")";
+        const std::string name = file.name + " (layout " + std::to_string(l) + ")";
         const bool taken = check(text, name, limits, tally);
         // The writer's order (tasks before clients) is what the fast path is for: it must not
         // decline a file the document path accepts.
@@ -484,7 +492,7 @@ TEST(ClusterJsonFastPath, AgreesWithTheDocumentPathOnEveryCorpusFileInEveryLayou
   }
   std::cout << "[ tally    ] both accept " << tally.both_accept << ", declined valid " << tally.declined_valid
             << ", both refuse " << tally.refused << " (" << files.size() << " files, " << golden << " golden)\n";
-  EXPECT_GT(tally.both_accept, 500);
+  EXPECT_GT(tally.both_accept, 300);
   EXPECT_GT(tally.refused, 100);
   EXPECT_GT(tally.declined_valid, 10);  // reversed key orders: clients before tasks
 }
@@ -500,7 +508,7 @@ TEST(ClusterJsonFastPath, AgreesWithTheDocumentPathOnMutatedFiles) {
     if (file.text.size() > 40'000) continue;
     const std::optional<Json> json = structure(file.text);
     const std::string base = json ? write(*json) : file.text;
-    for (int i = 0; i < 40; ++i) {
+    for (int i = 0; i < 24; ++i) {
       const std::string text = mutate(base, json ? &*json : nullptr, rng);
       const InputLimits limits = i % 4 == 3 ? tight_limits() : InputLimits{};
       check(text, file.name + " mutation " + std::to_string(i), limits, tally);
