@@ -285,7 +285,8 @@ inline std::string_view json_token_text(std::string_view token) noexcept {
 
 // The document, when `text` is one strict JSON object and nothing else; nullptr otherwise (the
 // caller then reads it as YAML, which explains any syntax error). Throws InputError for nesting
-// deeper than kMaxYamlDepth or a document over its memory budget. `readable` is how many bytes
+// deeper than kMaxYamlDepth or a document over its memory budget, std::bad_alloc when memory runs
+// out (simdjson's own allocations included). `readable` is how many bytes
 // from text.data() may be read (the buffer's capacity; text.size() when unknown).
 std::unique_ptr<Document> parse_json_document(std::string_view text, const std::string& source,
                                               std::size_t readable = 0);
