@@ -8,7 +8,9 @@
 // rack_list/N: one partition listing N racks (YAML), a list that once made the reader quadratic.
 // previous_by_thread/N: a client with N previous actives and the same N in previous_by_thread.
 // store_list/N: one task with N stores (repeated names are found by hashing past a few).
-// cluster_json/N: a generated-like JSON cluster of N tasks over 100 clients (strict JSON: simdjson).
+// cluster_json/N: a generated-like JSON cluster of N tasks over 100 clients (strict JSON: the cluster
+//   reader's fast path, simdjson's on-demand parser straight into the model; the text is copied
+//   once into a padded buffer, as parse_cluster does for any text it cannot parse in place).
 // import_log/MB: `assignor import kafka-log` on a generated log of MB megabytes (Kafka client and
 //   application chatter, a Decided line of a 100-client, 1,000-task group every 4 MB), to a
 //   scratch directory: throughput (bytes_per_second) and, in docs/benchmarks.md, the command's

@@ -18,6 +18,7 @@
 
 #include "assignor/errors.hpp"
 #include "assignor/task_id.hpp"
+#include "cluster_file.hpp"
 #include "yaml_json_reader.hpp"
 
 namespace assignor::host {
@@ -101,6 +102,13 @@ ParsedAssignment parse_assignment(std::string_view text, const std::string& sour
 
   // Per task, the client (index) that last listed it in each role: duplicate detection in O(tasks).
   const std::size_t n_tasks = cluster.task_count();
+  // Task ids found by table, not by a binary search for each of the hundreds of thousands of entries.
+  cluster_file::TaskLookup task_by_id(n_tasks);
+  for (std::size_t t = 0; t < n_tasks; ++t) task_by_id.add(cluster.tasks[t].id, static_cast<TaskIndex>(t));
+  const auto find_task = [&task_by_id](TaskId id) -> std::optional<TaskIndex> {
+    const TaskIndex t = task_by_id.find(id);
+    return t == cluster_file::TaskLookup::kNone ? std::nullopt : std::optional<TaskIndex>(t);
+  };
   std::vector<ClientIndex> marks[3] = {std::vector<ClientIndex>(n_tasks, kNoClient),
                                        std::vector<ClientIndex>(n_tasks, kNoClient),
                                        std::vector<ClientIndex>(n_tasks, kNoClient)};
@@ -144,21 +152,21 @@ ParsedAssignment parse_assignment(std::string_view text, const std::string& sour
       expect_task_list(f.value(role), entry_place + ": " + role_name);
       if (!client) continue;  // reported once as unknown_client
       for (const Node& item : f.value(role)) {
-        const std::string task_text = printable(item.Scalar());
+        const auto task_text = [&item] { return printable(item.Scalar()); };  // for a message only
         const auto id = parse_task_id(item.Scalar());
-        const auto t = id ? cluster.find_task(*id) : std::nullopt;
+        const auto t = id ? find_task(*id) : std::nullopt;
         if (!t) {
           out.errors.push_back(
               {ValidationErrorKind::unknown_task, kNoTask, *client,
-               id ? fmt::format("{}: {}: unknown task '{}'", place, role_name, task_text)
+               id ? fmt::format("{}: {}: unknown task '{}'", place, role_name, task_text())
                   : fmt::format("{}: {}: '{}' is not a task id of the form S_P (digits only, no leading zeros)",
-                                place, role_name, task_text)});
+                                place, role_name, task_text())});
           continue;
         }
         if (marks[role][*t] == *client) {
           out.errors.push_back({role == 0 ? ValidationErrorKind::active_assigned_multiple_times
                                           : ValidationErrorKind::duplicate_standby,
-                                *t, *client, fmt::format("{}: {}: task '{}' listed twice", place, role_name, task_text)});
+                                *t, *client, fmt::format("{}: {}: task '{}' listed twice", place, role_name, task_text())});
           continue;
         }
         marks[role][*t] = *client;
@@ -203,19 +211,19 @@ ParsedAssignment parse_assignment(std::string_view text, const std::string& sour
         const std::string& role_name = kRoleKeys[role];
         expect_task_list(roles.value(role), thread_place + ": " + role_name);
         for (const Node& item : roles.value(role)) {
-          const std::string task_text = printable(item.Scalar());
+          const auto task_text = [&item] { return printable(item.Scalar()); };  // for a message only
           const auto id = parse_task_id(item.Scalar());
-          const auto t = id ? cluster.find_task(*id) : std::nullopt;
+          const auto t = id ? find_task(*id) : std::nullopt;
           if (!t || marks[role][*t] != *client) {
             thread_error(fmt::format("thread '{}': {}: task '{}' is not in the client's {} list", printable(thread),
-                                     role_name, task_text, role_name));
+                                     role_name, task_text(), role_name));
             continue;
           }
           auto& [seen_client, seen_thread] = on_thread[*t];
           if (seen_client == *client) {
             thread_error(seen_thread == thread_index
-                             ? fmt::format("thread '{}': task '{}' is listed twice", printable(thread), task_text)
-                             : fmt::format("task '{}' is on two threads, '{}' and '{}'", task_text,
+                             ? fmt::format("thread '{}': task '{}' is listed twice", printable(thread), task_text())
+                             : fmt::format("task '{}' is on two threads, '{}' and '{}'", task_text(),
                                            printable(thread_names[seen_thread]), printable(thread)));
             continue;
           }

@@ -1,3 +1,8 @@
+// The cluster reader (DESIGN 4.1): every check of a cluster file, with its message and place, on
+// the document (document.hpp) of a YAML or JSON file, and the model built from it. This is the
+// authority on what is accepted; strict JSON is first offered to the fast path
+// (cluster_json_reader.cpp), which reads the files this path would accept without a document and
+// leaves every other file to this one.
 #include "assignor/host/formats/cluster_reader.hpp"
 
 #include <algorithm>
@@ -14,6 +19,7 @@
 
 #include "assignor/errors.hpp"
 #include "assignor/task_id.hpp"
+#include "cluster_file.hpp"
 #include "yaml_json_reader.hpp"
 
 namespace assignor::host {
@@ -21,43 +27,7 @@ namespace assignor::host {
 namespace {
 
 using namespace detail;  // the readers' shared checks (yaml_json_reader.hpp)
-
-const std::vector<std::string> kTopKeys = {"version", "end_offsets_known", "tasks", "clients"};
-enum TopKey : std::size_t { kVersion, kEndOffsetsKnown, kTasks, kClients };
-
-const std::vector<std::string> kTaskKeys = {"id", "stores", "weight", "partitions"};
-enum TaskKey : std::size_t { kTaskId, kStores, kWeight, kPartitions };
-
-const std::vector<std::string> kStoreKeys = {"name", "logged", "changelog_end_offset"};
-enum StoreKey : std::size_t { kStoreName, kLogged, kEndOffset };
-
-const std::vector<std::string> kPartitionKeys = {"topic", "partition", "racks"};
-enum PartitionKey : std::size_t { kTopic, kPartition, kRacks };
-
-const std::vector<std::string> kClientKeys = {"id",   "threads",         "rack",
-                                              "tags", "previous_active", "previous_standby",
-                                              "offset_sums", "previous_by_thread"};
-enum ClientKey : std::size_t {
-  kClientId,
-  kThreads,
-  kRack,
-  kTags,
-  kPreviousActive,
-  kPreviousStandby,
-  kOffsetSums,
-  kPreviousByThread
-};
-
-const std::vector<std::string> kThreadKeys = {"active", "standby"};
-enum ThreadKey : std::size_t { kThreadActive, kThreadStandby };
-
-constexpr std::uint32_t kUnmarked = std::numeric_limits<std::uint32_t>::max();
-constexpr std::size_t kLinearStoreSearch = 16;  // longer store lists find repeated names by hashing
-
-std::uint64_t task_key(TaskId id) noexcept {
-  return (static_cast<std::uint64_t>(static_cast<std::uint32_t>(id.subtopology)) << 32) |
-         static_cast<std::uint32_t>(id.partition);
-}
+using namespace detail::cluster_file;  // the keys and the task table (cluster_file.hpp)
 
 int line_of(const Node& node) { return node.Mark().line + 1; }
 
@@ -65,69 +35,6 @@ int line_of(const Node& node) { return node.Mark().line + 1; }
 auto lazy_field(const Place& place, std::string field) {
   return [&place, field = std::move(field)] { return join_place(place.str(), field); };
 }
-
-// Task id -> index (in file order): duplicate detection while the tasks are read, and the clients'
-// lists, which name each task several times. A table by sub-topology and partition while the ids
-// stay dense (in real groups the partitions of a sub-topology are 0..P-1), else a hash map.
-class TaskLookup {
- public:
-  static constexpr TaskIndex kNone = std::numeric_limits<TaskIndex>::max();
-
-  // `expected`: how many tasks the file lists (bounds the table: at most about 4 slots a task).
-  explicit TaskLookup(std::size_t expected) : max_slots_(4 * expected + 4096) {}
-
-  // Adds a task; returns the index of an earlier task with the same id, or kNone.
-  TaskIndex add(TaskId id, TaskIndex index) {
-    if (dense_) {
-      const auto s = static_cast<std::size_t>(id.subtopology);
-      const auto p = static_cast<std::size_t>(id.partition);
-      const std::size_t new_rows = s < rows_.size() ? 0 : s + 1 - rows_.size();
-      const std::size_t grow = kRowSlots * new_rows + (s < rows_.size() && p < rows_[s].size() ? 0 : p + 1);
-      if (slots_ + grow <= max_slots_) {
-        slots_ += kRowSlots * new_rows;
-        if (new_rows > 0) rows_.resize(s + 1);
-        auto& row = rows_[s];
-        if (p >= row.size()) {
-          slots_ += p + 1 - row.size();
-          row.resize(p + 1, kNone);
-        }
-        if (row[p] != kNone) return row[p];
-        row[p] = index;
-        return kNone;
-      }
-      to_hash();
-    }
-    const auto [it, inserted] = by_key_.emplace(task_key(id), index);
-    return inserted ? kNone : it->second;
-  }
-
-  TaskIndex find(TaskId id) const {
-    if (!dense_) {
-      const auto it = by_key_.find(task_key(id));
-      return it == by_key_.end() ? kNone : it->second;
-    }
-    const auto s = static_cast<std::size_t>(id.subtopology);
-    const auto p = static_cast<std::size_t>(id.partition);
-    return s < rows_.size() && p < rows_[s].size() ? rows_[s][p] : kNone;
-  }
-
- private:
-  void to_hash() {
-    dense_ = false;
-    for (std::size_t s = 0; s < rows_.size(); ++s)
-      for (std::size_t p = 0; p < rows_[s].size(); ++p)
-        if (rows_[s][p] != kNone)
-          by_key_.emplace(task_key({static_cast<std::int32_t>(s), static_cast<std::int32_t>(p)}), rows_[s][p]);
-    rows_ = {};
-  }
-
-  static constexpr std::size_t kRowSlots = sizeof(std::vector<TaskIndex>) / sizeof(TaskIndex);  // a row's cost
-  bool dense_ = true;
-  std::size_t max_slots_;
-  std::size_t slots_ = 0;  // rows_ entries plus kRowSlots a row, counted against max_slots_
-  std::vector<std::vector<TaskIndex>> rows_;  // [sub-topology][partition]
-  std::unordered_map<std::uint64_t, TaskIndex> by_key_;
-};
 
 class ClusterParser {
  public:
@@ -240,7 +147,7 @@ class ClusterParser {
       // Tasks have a few stores: a linear search finds a repeated name without a set per task; a
       // long list (a hostile file) gets a hash set, so that reading stays linear.
       std::size_t first = task.stores.size();
-      if (list.size() <= kLinearStoreSearch) {
+      if (list.size() <= kLinearSearch) {
         for (std::size_t j = 0; j < task.stores.size() && first == task.stores.size(); ++j)
           if (task.stores[j].name == store.name) first = j;
       } else if (const auto [it, inserted] = long_store_list.emplace(store.name, k); !inserted) {
@@ -527,14 +434,26 @@ class ClusterParser {
   std::vector<std::uint32_t> offset_mark_;
 };
 
+// Strict JSON takes the fast path (cluster_json_reader.cpp) when it can; anything it declines,
+// the document path reads, and says what is wrong with it.
+Cluster read_cluster(std::string_view text, const std::string& source, const InputLimits& limits,
+                     std::size_t readable) {
+  if (auto cluster = detail::read_cluster_json(text, readable, limits)) return std::move(*cluster);
+  return ClusterParser(source, limits).parse(text, readable);
+}
+
 }  // namespace
+
+Cluster detail::parse_cluster_document(std::string_view text, const std::string& source, const InputLimits& limits) {
+  return ClusterParser(source, limits).parse(text, text.size());
+}
 
 Cluster parse_cluster(std::string_view text, const std::string& source_name) {
   return parse_cluster(text, source_name, InputLimits{});
 }
 
 Cluster parse_cluster(std::string_view text, const std::string& source_name, const InputLimits& limits) {
-  return ClusterParser(source_name, limits).parse(text, text.size());
+  return read_cluster(text, source_name, limits, text.size());
 }
 
 Cluster read_cluster_file(const std::filesystem::path& path) { return read_cluster_file(path, InputLimits{}); }
@@ -542,7 +461,7 @@ Cluster read_cluster_file(const std::filesystem::path& path) { return read_clust
 Cluster read_cluster_file(const std::filesystem::path& path, const InputLimits& limits) {
   const std::string source = detail::source_name(path);
   const std::string text = detail::read_text_file(source, path, "cluster file", limits.max_file_bytes);
-  return ClusterParser(source, limits).parse(text, text.capacity());
+  return read_cluster(text, source, limits, text.capacity());
 }
 
 }  // namespace assignor::host

@@ -11,7 +11,9 @@
 #include <cstdint>
 #include <istream>
 #include <limits>
+#include <new>
 #include <streambuf>
+#include <utility>
 
 #include "assignor/errors.hpp"
 #include "assignor/host/formats/limits.hpp"
@@ -132,49 +134,118 @@ class AliasExpansionGuard final : public YAML::EventHandler {
 
 }  // namespace
 
+// ---- the budget ---------------------------------------------------------------------------------
+
+DocumentBudget::DocumentBudget(std::size_t input_bytes) noexcept
+    : input_bytes_(input_bytes),
+      budget_(kDocumentBytesPerInputByte * static_cast<std::uint64_t>(input_bytes) + kDocumentBaseBytes) {}
+
+DocumentBudget::Step DocumentBudget::expect(std::size_t nodes, std::size_t text_bytes) noexcept {
+  // The node, its place among its parent's children and on the stack, per node.
+  const std::uint64_t bytes = nodes * (kElementBytes[kNodes] + 2 * kElementBytes[kChildren]) + text_bytes;
+  if (bytes > budget_ / 2) return Step::fits;
+  capacity_[kNodes] = std::max<std::uint64_t>(capacity_[kNodes], nodes);
+  capacity_[kChildren] = std::max<std::uint64_t>(capacity_[kChildren], nodes);
+  capacity_[kText] = std::max<std::uint64_t>(capacity_[kText], text_bytes);
+  text_room_ = std::min<std::uint64_t>(capacity_[kText], std::numeric_limits<std::uint32_t>::max());
+  return Step::grew;
+}
+
+DocumentBudget::Step DocumentBudget::room(Array a, std::uint64_t extra) noexcept {
+  if (size_[a] + extra <= capacity_[a]) return Step::fits;
+  const std::uint64_t grown = std::max(capacity_[a] * 2, std::max<std::uint64_t>(size_[a] + extra, 64));
+  std::uint64_t held = 0;  // the growing array's old buffer is still alive while its elements move
+  for (std::size_t i = 0; i < kArrays; ++i) held += capacity_[i] * kElementBytes[i];
+  const std::uint64_t peak = held + grown * kElementBytes[a];
+  if (peak > budget_) {
+    peak_ = peak;
+    return Step::over_budget;
+  }
+  peak_ = std::max(peak_, peak);
+  capacity_[a] = grown;
+  text_room_ = std::min<std::uint64_t>(capacity_[kText], std::numeric_limits<std::uint32_t>::max());
+  return Step::grew;
+}
+
+DocumentBudget::Step DocumentBudget::add_growing(Array a, std::uint64_t n) noexcept {
+  const Step step = room(a, n);
+  if (step == Step::over_budget) return step;
+  size_[a] += n;
+  return step;
+}
+
+DocumentBudget::Step DocumentBudget::scalar_growing(std::size_t text_bytes) noexcept {
+  if (size_[kText] + text_bytes > std::numeric_limits<std::uint32_t>::max()) return Step::text_over_4gib;
+  bool grew = false;
+  for (const auto& [array, n] : {std::pair{kText, std::uint64_t{text_bytes}}, std::pair{kNodes, std::uint64_t{1}},
+                                std::pair{kStack, std::uint64_t{1}}}) {
+    const Step step = add(array, n);
+    if (step == Step::over_budget) return step;
+    grew = grew || step == Step::grew;
+  }
+  return grew ? Step::grew : Step::fits;
+}
+
+DocumentBudget::Step DocumentBudget::null() noexcept {
+  const Step node = add(kNodes, 1);
+  if (node == Step::over_budget) return node;
+  const Step entry = add(kStack, 1);
+  return entry == Step::fits ? node : entry;
+}
+
+DocumentBudget::Step DocumentBudget::close_growing(std::uint64_t mark) noexcept {
+  const std::uint64_t entries = size_[kStack] - mark;
+  const Step children = add(kChildren, entries);
+  if (children == Step::over_budget) return children;
+  size_[kStack] = mark;
+  const Step entry = add(kStack, 1);
+  return entry == Step::fits ? children : entry;
+}
+
 // ---- building -----------------------------------------------------------------------------------
 
 // Builds a Document bottom-up: scalar(), null() and reference() push a node; open() ... close()
-// makes the nodes pushed in between the container's children. Keeps to the memory budget.
+// makes the nodes pushed in between the container's children. Keeps to the memory budget: every
+// step goes through the document's DocumentBudget first, and the arrays are reserved to the
+// capacities it gives.
 class DocumentBuilder {
+  static_assert(sizeof(Document::Rec) == DocumentBudget::kElementBytes[DocumentBudget::kNodes]);
+  static_assert(sizeof(std::uint32_t) == DocumentBudget::kElementBytes[DocumentBudget::kChildren]);
+
  public:
   DocumentBuilder(Document& doc, const std::string& source, std::size_t input_bytes)
-      : doc_(doc),
-        source_(source),
-        budget_(kDocumentBytesPerInputByte * static_cast<std::uint64_t>(input_bytes) + kDocumentBaseBytes),
-        input_bytes_(input_bytes) {}
-
-  // Reserves room for about `nodes` nodes and `text_bytes` of scalar text up front, within the
-  // budget: a file of known kind then fills its arrays without regrowing them (the old and the new
-  // buffer alive at once are the builder's peak). Reserved room that is not filled costs no memory.
-  void expect(std::size_t nodes, std::size_t text_bytes) {
-    const std::uint64_t bytes = nodes * (sizeof(Document::Rec) + 2 * sizeof(std::uint32_t)) + text_bytes;
-    if (bytes > budget_ / 2) return;
-    doc_.nodes_.reserve(nodes);
-    doc_.children_.reserve(nodes);
-    doc_.text_.reserve(text_bytes);
+      : doc_(doc), source_(source), budget_(doc.cost_) {
+    doc_.cost_ = DocumentBudget(input_bytes);
   }
+
+  // Reserves room up front for a strict JSON file (DocumentBudget::expect_json), within the
+  // budget: such a file then fills its arrays without regrowing them (the old and the new buffer
+  // alive at once are the builder's peak). Reserved room that is not filled costs no memory.
+  void expect_json() { apply(budget_.expect_json(), {}); }
 
   void mark_json() noexcept { doc_.json_ = true; }
 
   std::uint32_t scalar(std::string_view text, bool quoted, DocMark mark) {
-    if (doc_.text_.size() + text.size() > std::numeric_limits<std::uint32_t>::max())
-      fail(source_, mark, "the document's text is larger than 4 GiB");
-    room(doc_.text_, text.size(), mark);
-    const auto index = add(DocType::Scalar, quoted, mark);
-    doc_.nodes_[index].first = static_cast<std::uint32_t>(doc_.text_.size());
-    doc_.nodes_[index].count = static_cast<std::uint32_t>(text.size());
+    apply(budget_.scalar(text.size()), mark);
+    const auto index = static_cast<std::uint32_t>(doc_.nodes_.size());
+    doc_.nodes_.push_back({DocType::Scalar, quoted, mark, static_cast<std::uint32_t>(doc_.text_.size()),
+                           static_cast<std::uint32_t>(text.size())});
     doc_.text_.append(text);
-    push(index, mark);
+    stack_.push_back(index);
     return index;
   }
   std::uint32_t null(DocMark mark) {
-    const auto index = add(DocType::Null, false, mark);
-    push(index, mark);
+    apply(budget_.null(), mark);
+    const auto index = static_cast<std::uint32_t>(doc_.nodes_.size());
+    doc_.nodes_.push_back({DocType::Null, false, mark, 0, 0});
+    stack_.push_back(index);
     return index;
   }
   // A node already built (a YAML alias): shared, not copied.
-  void reference(std::uint32_t index, DocMark mark) { push(index, mark); }
+  void reference(std::uint32_t index, DocMark mark) {
+    apply(budget_.reference(), mark);
+    stack_.push_back(index);
+  }
   struct Open {
     std::uint32_t index;
     std::size_t stack_mark;
@@ -184,15 +255,17 @@ class DocumentBuilder {
       fail(source_, mark,
            fmt::format("nested {} or more levels deep; refused (cluster and config files need a few levels)",
                        kMaxYamlDepth));
-    const auto index = add(type, false, mark);
-    return {index, stack_.size()};
+    const std::size_t stack_mark = stack_.size();
+    apply(budget_.open(), mark);
+    const auto index = static_cast<std::uint32_t>(doc_.nodes_.size());
+    doc_.nodes_.push_back({type, false, mark, 0, 0});
+    return {index, stack_mark};
   }
   void close(const Open& o) {
-    const std::size_t n = stack_.size() - o.stack_mark;
-    room(doc_.children_, n, doc_.nodes_[o.index].mark);
+    apply(budget_.close(o.stack_mark), doc_.nodes_[o.index].mark);
     auto& rec = doc_.nodes_[o.index];
     rec.first = static_cast<std::uint32_t>(doc_.children_.size());
-    rec.count = static_cast<std::uint32_t>(n);
+    rec.count = static_cast<std::uint32_t>(stack_.size() - o.stack_mark);
     doc_.children_.insert(doc_.children_.end(), stack_.begin() + static_cast<std::ptrdiff_t>(o.stack_mark),
                           stack_.end());
     stack_.resize(o.stack_mark);
@@ -200,41 +273,35 @@ class DocumentBuilder {
   }
 
  private:
-  std::uint32_t add(DocType type, bool quoted, DocMark mark) {
-    room(doc_.nodes_, 1, mark);
-    doc_.nodes_.push_back({type, quoted, mark, 0, 0});
-    return static_cast<std::uint32_t>(doc_.nodes_.size() - 1);
+  // Carries out a budget step: reserves what it grew (so that the arrays never regrow on their
+  // own, past the budget's sight), or refuses the document.
+  void apply(DocumentBudget::Step step, DocMark mark) {
+    using Step = DocumentBudget::Step;
+    if (step == Step::fits) return;
+    if (step == Step::grew) {
+      reserve(doc_.nodes_, DocumentBudget::kNodes);
+      reserve(doc_.children_, DocumentBudget::kChildren);
+      reserve(stack_, DocumentBudget::kStack);
+      reserve(doc_.text_, DocumentBudget::kText);
+      return;
+    }
+    if (step == Step::text_over_4gib) fail(source_, mark, "the document's text is larger than 4 GiB");
+    fail(source_, mark,
+         fmt::format("the document would need more than {} MiB for {} nodes from a {}-byte file (at most {} "
+                     "bytes per byte of text plus {} MiB): no cluster, config or events file is built like this; "
+                     "refused",
+                     budget_.peak() >> 20, budget_.size(DocumentBudget::kNodes), budget_.input_bytes(),
+                     kDocumentBytesPerInputByte, kDocumentBaseBytes >> 20));
   }
-  void push(std::uint32_t index, DocMark mark) {
-    room(stack_, 1, mark);
-    stack_.push_back(index);
-  }
-  // Makes room for `extra` more elements in one of the document's arrays, growing it by doubling,
-  // but first checks that the document, with the old and the new buffer both alive while the
-  // elements move, stays within its budget: a document that would not is refused before the
-  // memory is taken.
   template <class Buffer>
-  void room(Buffer& buffer, std::size_t extra, DocMark mark) {
-    if (buffer.size() + extra <= buffer.capacity()) return;
-    const std::size_t element = sizeof(typename Buffer::value_type);
-    const std::size_t grown = std::max(buffer.capacity() * 2, std::max<std::size_t>(buffer.size() + extra, 64));
-    const std::uint64_t held = doc_.nodes_.capacity() * sizeof(Document::Rec) +
-                               (doc_.children_.capacity() + stack_.capacity()) * sizeof(std::uint32_t) +
-                               doc_.text_.capacity();
-    const std::uint64_t peak = held + grown * element;  // the old buffer is still in `held`
-    if (peak > budget_)
-      fail(source_, mark,
-           fmt::format("the document would need more than {} MiB for {} nodes from a {}-byte file (at most {} "
-                       "bytes per byte of text plus {} MiB): no cluster, config or events file is built like this; "
-                       "refused",
-                       peak >> 20, doc_.nodes_.size(), input_bytes_, kDocumentBytesPerInputByte,
-                       kDocumentBaseBytes >> 20));
-    buffer.reserve(grown);
+  void reserve(Buffer& buffer, DocumentBudget::Array a) {
+    const auto capacity = static_cast<std::size_t>(budget_.capacity(a));
+    if (buffer.capacity() < capacity) buffer.reserve(capacity);
   }
+
   Document& doc_;
   const std::string& source_;
-  std::uint64_t budget_;
-  std::size_t input_bytes_;
+  DocumentBudget& budget_;  // the document's own (Document::cost())
   std::vector<std::uint32_t> stack_;
 };
 
@@ -294,17 +361,13 @@ class JsonBuilder {
         b_.scalar(v.get_bool().value() ? "true" : "false", false, mark);
         return;
       case simdjson::ondemand::json_type::null:
-        (void)v.is_null();
+        // `nul`, `nullx`: not JSON (simdjson checks a value's text only when asked), the YAML parser's to read.
+        (void)v.is_null().value();
         b_.null(mark);
         return;
-      case simdjson::ondemand::json_type::number: {
-        std::string_view number = token;
-        while (!number.empty() && (number.back() == ' ' || number.back() == '\t' || number.back() == '\n' ||
-                                   number.back() == '\r'))
-          number.remove_suffix(1);
-        b_.scalar(number, false, mark);
+      case simdjson::ondemand::json_type::number:
+        b_.scalar(json_token_text(token), false, mark);
         return;
-      }
     }
   }
 
@@ -334,15 +397,17 @@ std::unique_ptr<Document> parse_json_document(std::string_view text, const std::
     auto doc = std::make_unique<Document>();
     DocumentBuilder b(*doc, source, text.size());
     b.mark_json();
-    // Cluster files as tools write them have about 9 bytes per node and half their bytes in scalars.
-    b.expect(text.size() / 6 + 64, text.size() / 2 + 64);
+    b.expect_json();
     JsonBuilder builder(b, std::string_view(padded.data(), text.size()));
     const char* start = json.current_location().value();
     builder.object(json.get_object().value(), builder.at(start), 0);
     // Anything after the root object (a second document, garbage): let the YAML parser explain.
     if (json.current_location().error() != simdjson::OUT_OF_BOUNDS) return nullptr;
     return doc;
-  } catch (const simdjson::simdjson_error&) {
+  } catch (const simdjson::simdjson_error& e) {
+    // simdjson allocates with new(std::nothrow): running out of memory is one of its error codes,
+    // not a sign that the text is not JSON (the YAML path would then refuse it for the wrong reason).
+    if (e.error() == simdjson::MEMALLOC) throw std::bad_alloc();
     return nullptr;
   }
 }

@@ -33,6 +33,94 @@ enum class DocType : std::uint8_t { Undefined, Null, Scalar, Sequence, Map };
 
 class Document;
 
+// What a Document costs while it is built, and the check that keeps it within its budget
+// (kDocumentBytesPerInputByte per byte of the file plus kDocumentBaseBytes, limits.hpp).
+//
+// The builder's four arrays (the nodes, the children of every container, the entries of the
+// containers still open, the scalars' text) are modelled by their sizes and capacities: a full
+// array grows by doubling (to at least 64 elements), and a growth whose peak (every array's
+// capacity, the growing one's old buffer included, plus its new buffer) would pass the budget
+// refuses the document before the memory is taken. DocumentBuilder keeps its arrays at exactly
+// these capacities. The cluster reader's JSON fast path, which builds no document, takes the same
+// steps in the same order (a key or scalar, a null, an open and a close per container), so it
+// knows whether building the document would have been refused, and then leaves the file to the
+// document path, which says so.
+class DocumentBudget {
+ public:
+  enum Array : std::uint8_t { kNodes, kChildren, kStack, kText };
+  static constexpr std::size_t kArrays = 4;
+  // A node's record (checked in document.cpp), a child's index, an entry's index, a byte of text.
+  static constexpr std::uint64_t kElementBytes[kArrays] = {20, 4, 4, 1};
+  // A step fits the arrays as they are, grows one or more of them (the builder then reserves the
+  // new capacities), or refuses the document: over its budget, or text past 4 GiB (scalars are
+  // addressed by 32-bit offsets).
+  enum class Step : std::uint8_t { fits, grew, over_budget, text_over_4gib };
+
+  explicit DocumentBudget(std::size_t input_bytes) noexcept;
+
+  // Room for about `nodes` nodes and `text_bytes` of text reserved up front, when that takes at most
+  // half the budget: a file of known kind then fills its arrays without regrowing them.
+  Step expect(std::size_t nodes, std::size_t text_bytes) noexcept;
+  // What parse_json_document expects of a strict JSON file: cluster files as tools write them
+  // have about 9 bytes per node and half their bytes in scalars.
+  Step expect_json() noexcept { return expect(input_bytes_ / 6 + 64, input_bytes_ / 2 + 64); }
+
+  // A scalar or a map key: its text, its node and its entry among the open containers' entries.
+  Step scalar(std::size_t text_bytes) noexcept {
+    if (size_[kText] + text_bytes > text_room_ || size_[kNodes] == capacity_[kNodes] ||
+        size_[kStack] == capacity_[kStack])
+      return scalar_growing(text_bytes);
+    size_[kText] += text_bytes;
+    ++size_[kNodes];
+    ++size_[kStack];
+    return Step::fits;
+  }
+  // A null: a node and its entry.
+  Step null() noexcept;
+  // A YAML alias: an entry that refers to a node already built.
+  Step reference() noexcept { return add(kStack, 1); }
+  // A map or a sequence: its node. Its entries are what is added to the stack until its close(),
+  // which takes the stack_size() of this moment.
+  Step open() noexcept { return add(kNodes, 1); }
+  // Moves the container's entries to the children array; the container becomes an entry of its parent.
+  Step close(std::uint64_t mark) noexcept {
+    const std::uint64_t entries = size_[kStack] - mark;
+    if (size_[kChildren] + entries > capacity_[kChildren] || mark + 1 > capacity_[kStack]) return close_growing(mark);
+    size_[kChildren] += entries;
+    size_[kStack] = mark + 1;
+    return Step::fits;
+  }
+
+  std::uint64_t stack_size() const noexcept { return size_[kStack]; }
+  std::uint64_t size(Array a) const noexcept { return size_[a]; }
+  std::uint64_t capacity(Array a) const noexcept { return capacity_[a]; }
+  // The largest peak a growth reached (after over_budget: the refused growth's), in bytes.
+  std::uint64_t peak() const noexcept { return peak_; }
+  std::uint64_t limit() const noexcept { return budget_; }
+  std::size_t input_bytes() const noexcept { return input_bytes_; }
+
+  friend bool operator==(const DocumentBudget&, const DocumentBudget&) = default;
+
+ private:
+  Step add(Array a, std::uint64_t n) noexcept {
+    if (size_[a] + n > capacity_[a]) return add_growing(a, n);
+    size_[a] += n;
+    return Step::fits;
+  }
+  Step add_growing(Array a, std::uint64_t n) noexcept;
+  Step scalar_growing(std::size_t text_bytes) noexcept;
+  Step close_growing(std::uint64_t mark) noexcept;
+  // Grows array `a` for `extra` more elements when they do not fit; over_budget past the budget.
+  Step room(Array a, std::uint64_t extra) noexcept;
+
+  std::size_t input_bytes_;
+  std::uint64_t budget_;
+  std::uint64_t size_[kArrays] = {};
+  std::uint64_t capacity_[kArrays] = {};
+  std::uint64_t text_room_ = 0;  // min(text capacity, 4 GiB - 1): past it, scalar() takes the slow way
+  std::uint64_t peak_ = 0;
+};
+
 class DocNode {
  public:
   DocNode() = default;
@@ -95,6 +183,8 @@ class DocNode::iterator {
 class Document {
  public:
   DocNode root() const noexcept { return {this, 0}; }
+  // What building it cost: the arrays' sizes and capacities and the largest peak, by DocumentBudget.
+  const DocumentBudget& cost() const noexcept { return cost_; }
 
  private:
   friend class DocNode;
@@ -110,6 +200,7 @@ class Document {
   std::vector<std::uint32_t> children_;
   std::string text_;  // every scalar's text, one after the other
   bool json_ = false;  // read as JSON: an unquoted scalar is a number, a boolean or null, never a string
+  DocumentBudget cost_{0};  // the builder's model of the arrays above
 };
 
 // ---- the node accessors, inline: the readers call them for every node ---------------------------
@@ -182,9 +273,20 @@ inline void DocNode::iterator::load() noexcept {
 // this many more bytes is parsed where it is, any other is copied first.
 inline constexpr std::size_t kJsonPadding = 64;
 
+// simdjson's raw token of a value without the blanks that follow it: a number's text as the
+// document holds it. (simdjson does not check a number it is not asked to parse: the readers' own
+// conversions decide, on this text, in both the document and the cluster fast path.)
+inline std::string_view json_token_text(std::string_view token) noexcept {
+  while (!token.empty() &&
+         (token.back() == ' ' || token.back() == '\t' || token.back() == '\n' || token.back() == '\r'))
+    token.remove_suffix(1);
+  return token;
+}
+
 // The document, when `text` is one strict JSON object and nothing else; nullptr otherwise (the
 // caller then reads it as YAML, which explains any syntax error). Throws InputError for nesting
-// deeper than kMaxYamlDepth or a document over its memory budget. `readable` is how many bytes
+// deeper than kMaxYamlDepth or a document over its memory budget, std::bad_alloc when memory runs
+// out (simdjson's own allocations included). `readable` is how many bytes
 // from text.data() may be read (the buffer's capacity; text.size() when unknown).
 std::unique_ptr<Document> parse_json_document(std::string_view text, const std::string& source,
                                               std::size_t readable = 0);

@@ -244,6 +244,20 @@ IntParse parse_int64(std::string_view text, std::int64_t& out) {
   return IntParse::ok;
 }
 
+NumberParse parse_number(std::string_view text, double& out) noexcept {
+  const char* first = text.data();
+  const char* last = text.data() + text.size();
+  if (first != last && *first == '+') ++first;
+  auto [ptr, ec] = std::from_chars(first, last, out);
+  if (first == last || ec == std::errc::invalid_argument || ptr != last) return NumberParse::not_a_number;
+  if (ec == std::errc::result_out_of_range || !std::isfinite(out)) return NumberParse::not_finite;
+  return NumberParse::ok;
+}
+
+bool acceptable_unicode_text(std::string_view s) noexcept {
+  return invalid_utf8_at(s) == std::string_view::npos && first_control_character(s) == std::string_view::npos;
+}
+
 std::size_t invalid_utf8_at(std::string_view s) noexcept {
   std::size_t i = 0;
   while (i < s.size()) {
@@ -276,6 +290,7 @@ std::size_t invalid_utf8_at(std::string_view s) noexcept {
 void FieldReader::check_length(const Node& node, Place place) const {
   if (!node.IsScalar()) return;
   const std::string_view s = node.Scalar();
+  if (acceptable_text(s, max_string_length_)) return;
   if (s.size() > max_string_length_)
     fail_at(node, place,
             fmt::format("{} bytes long, more than the limit of {} (limits.max_id_length in the config)", s.size(),
@@ -335,16 +350,16 @@ std::int64_t FieldReader::integer_in(const Node& node, Place place, std::int64_t
 
 double FieldReader::number(const Node& node, Place place) const {
   if (!is_plain_scalar(node)) wrong_kind(node, place, "a number");
-  const std::string_view s = node.Scalar();
-  const char* first = s.data();
-  const char* last = s.data() + s.size();
-  if (first != last && *first == '+') ++first;
   double value = 0;
-  auto [ptr, ec] = std::from_chars(first, last, value);
-  if (first == last || ec == std::errc::invalid_argument || ptr != last) wrong_kind(node, place, "a number");
-  if (ec == std::errc::result_out_of_range || !std::isfinite(value))
-    fail_at(node, place, fmt::format("must be a finite number, got {}", s));
-  return value;
+  switch (parse_number(node.Scalar(), value)) {
+    case NumberParse::ok:
+      return value;
+    case NumberParse::not_finite:
+      fail_at(node, place, fmt::format("must be a finite number, got {}", node.Scalar()));
+    case NumberParse::not_a_number:
+      break;
+  }
+  wrong_kind(node, place, "a number");
 }
 
 bool FieldReader::boolean(const Node& node, Place place) const {

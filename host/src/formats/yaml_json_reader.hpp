@@ -95,6 +95,21 @@ inline bool is_plain_scalar(const Node& node) { return node.IsScalar() && !node.
 enum class IntParse { ok, not_an_integer, out_of_range };
 IntParse parse_int64(std::string_view text, std::int64_t& out);
 
+// A finite number as FieldReader::number reads it (an optional '+', then std::from_chars).
+enum class NumberParse { ok, not_a_number, not_finite };
+NumberParse parse_number(std::string_view text, double& out) noexcept;
+
+// Whether FieldReader::check_length accepts `s`, without a message: at most `max_length` bytes,
+// valid UTF-8, no control character. Printable ASCII, what nearly every id and name is, is decided
+// here; other text by the full checks.
+bool acceptable_unicode_text(std::string_view s) noexcept;
+inline bool acceptable_text(std::string_view s, std::uint64_t max_length) noexcept {
+  if (s.size() > max_length) return false;
+  for (const char c : s)
+    if (c < 0x20 || c >= 0x7f) return acceptable_unicode_text(s);
+  return true;
+}
+
 // The offset of the first byte that is not part of valid UTF-8 (overlong forms, surrogates and
 // code points past U+10FFFF are invalid too), or npos. Ids and names end up in JSON, which must be
 // UTF-8: a file that holds other bytes is refused where they are, not at output time.

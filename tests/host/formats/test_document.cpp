@@ -68,6 +68,7 @@ TEST(Document, NotStrictJsonFallsBackToYaml) {
   EXPECT_EQ(parse_json_document("{\"a\": 1} {\"b\": 2}", "two.json"), nullptr);  // trailing content
   EXPECT_EQ(parse_json_document("{\"a\": [1, 2}", "broken.json"), nullptr);      // syntax error
   EXPECT_EQ(parse_json_document("tasks: []", "plain.yaml"), nullptr);           // not a '{' document
+  EXPECT_EQ(parse_json_document("{\"a\": nul}", "nul.json"), nullptr);          // `nul` is not null
 }
 
 TEST(Document, DeepNestingIsRefusedWithAPosition) {
