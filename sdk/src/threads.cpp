@@ -118,8 +118,58 @@ struct ClientPlan {
 
 }  // namespace
 
+namespace {
+
+bool names_threads(const Assignment& assignment) noexcept {
+  for (const auto* list : {&assignment.actives, &assignment.standbys, &assignment.warmups})
+    if (!list->empty()) return list->front().thread != kAnyThread;
+  return false;
+}
+
+// The split the strategy chose (Placement::thread on every placement; validate() checked the indices).
+ThreadDistribution threads_as_placed(const Cluster& cluster, const Assignment& assignment) {
+  const std::size_t n = cluster.client_count();
+  ThreadDistribution out;
+  out.clients.resize(n);
+  struct Item {
+    ClientIndex client;
+    std::uint32_t thread;
+    TaskIndex task;
+    std::uint8_t role;  // 0 active, 1 standby, 2 warmup
+  };
+  std::vector<Item> items;
+  items.reserve(assignment.actives.size() + assignment.standbys.size() + assignment.warmups.size());
+  std::uint8_t role = 0;
+  for (const auto* list : {&assignment.actives, &assignment.standbys, &assignment.warmups}) {
+    for (const Placement& p : *list) items.push_back({p.client, p.thread, p.task, role});
+    ++role;
+  }
+  std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
+    if (a.client != b.client) return a.client < b.client;
+    return a.thread != b.thread ? a.thread < b.thread : a.task < b.task;
+  });
+  for (ClientIndex c = 0; c < n; ++c) out.clients[c].thread_count = cluster.clients[c].threads;
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < items.size();) {
+    const ClientIndex c = items[i].client;
+    names = thread_names(cluster.clients[c]);
+    while (i < items.size() && items[i].client == c) {
+      ThreadTasks th;
+      th.index = items[i].thread;
+      th.name = th.index < names.size() ? names[th.index] : "t" + std::to_string(th.index);
+      for (; i < items.size() && items[i].client == c && items[i].thread == th.index; ++i)
+        (items[i].role == 0 ? th.active : items[i].role == 1 ? th.standby : th.warmup).push_back(items[i].task);
+      out.clients[c].threads.push_back(std::move(th));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 ThreadDistribution distribute_over_threads(const Cluster& cluster, const LagModel& lags,
                                            const Assignment& assignment) {
+  if (names_threads(assignment)) return threads_as_placed(cluster, assignment);
   const std::size_t n = cluster.client_count();
   ThreadDistribution out;
   out.clients.resize(n);
