@@ -7,8 +7,9 @@
 //    balanced over threads by Kafka's pairwise passes (balance_over_threads.hpp).
 // 2. num_standby_replicas standbys of each of them, in task order, each on the least-loaded client
 //    (tasks held / threads, ties by id) without a copy; then balanced by the same pairwise passes.
-//    With rack_aware.tags set, standbys are placed tag-aware (KIP-708) and only move between clients
-//    whose tags are equal, as Kafka's isAllowedTaskMovement allows.
+//    With rack_aware.tags set, Kafka's ClientTagAwareStandbyTaskAssignor places them instead
+//    (tag_aware_standbys.hpp), and they only move between clients whose tags are equal, as its
+//    isAllowedTaskMovement allows.
 // 3. With rack_aware.strategy set and rack information on every client and every task's partitions
 //    (Kafka's enabling rule; otherwise off, with a warning), the actives of step 1 and the standbys of
 //    step 2 are re-placed at unchanged per-client counts to cut cross-rack traffic (KIP-925), before
@@ -25,13 +26,13 @@
 #include <assignor/log.hpp>
 #include <assignor/plugin.hpp>
 #include <assignor/rack_aware.hpp>
-#include <assignor/tag_standbys.hpp>
 
 #include <string>
 #include <vector>
 
 #include "balance_over_threads.hpp"
 #include "kafka_lags.hpp"
+#include "tag_aware_standbys.hpp"
 #include "task_movement.hpp"
 
 namespace {
@@ -48,17 +49,6 @@ void deal_round_robin(const Cluster& cluster, AssignmentDraft& draft) {
     draft.set_active(t, next);
     next = (next + 1) % n;
   }
-}
-
-// The tag-aware standby assignor's isAllowedTaskMovement: every tag of the source has the same value
-// on the destination.
-bool same_tags(const Cluster& cluster, ClientIndex source, ClientIndex destination) {
-  const auto& to = cluster.clients[destination].tags;
-  for (const auto& [key, value] : cluster.clients[source].tags) {
-    auto it = to.find(key);
-    if (it == to.end() || it->second != value) return false;
-  }
-  return true;
 }
 
 // What Kafka's RackAwareTaskAssignor.canEnableRackAwareAssignor would find missing: a client
@@ -131,8 +121,8 @@ class HighAvailability final : public Strategy {
       if (tags.empty()) {
         place_standbys_least_loaded(cluster, draft);
       } else {
-        place_standbys_tag_aware(cluster, tags, draft);
-        allowed = [&](ClientIndex s, ClientIndex d) { return same_tags(cluster, s, d); };
+        kafka::assign_standbys_tag_aware(cluster, tags, draft);
+        allowed = [&](ClientIndex s, ClientIndex d) { return kafka::same_tags(cluster, s, d); };
       }
       kafka::TasksByClient standbys = kafka::tasks_by_client(draft, BalancedRole::standby);
       kafka::balance_tasks_over_threads(draft, BalancedRole::standby, standbys, allowed);
