@@ -99,6 +99,7 @@ class Assignor {
     // 3. The rest in task order, by findClient over every client.
     std::sort(rest.begin(), rest.end());
     for (TaskIndex t : rest) assign(t, find_client(t, clients_order_), true);
+    if (options_.between_steps) options_.between_steps(draft_, Step::actives_placed);
     // 4. Standbys of the tasks with a changelog (a HashSet of them, in its order).
     if (draft_.standbys_per_task() == 0) return;
     JavaHashOrder stateful;
@@ -112,6 +113,7 @@ class Assignor {
         assign(t, find_client(t, without), false);
       }
     }
+    if (options_.between_steps) options_.between_steps(draft_, Step::standbys_placed);
   }
 
  private:

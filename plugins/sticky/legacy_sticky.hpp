@@ -29,12 +29,18 @@
 #include <assignor/model.hpp>
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace assignor::legacy_sticky {
 
+enum class Step : std::uint8_t { actives_placed, standbys_placed };
+
 struct Options {
   bool preserve_previous_actives = false;  // FallbackPriorTaskAssignor
+  // Called after the actives and after the standbys are placed: where Kafka runs its rack-aware
+  // optimisation (sticky passes Kafka's RackAwareTaskAssignor; fallback_prior nothing).
+  std::function<void(AssignmentDraft&, Step)> between_steps;
 };
 
 // `process_hash[c]`: ProcessId.hashCode() of client c (UUID.hashCode of its process id).

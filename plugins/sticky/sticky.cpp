@@ -4,13 +4,17 @@
 // Lags play no part (this assignor predates KIP-441): no warmups and never a probing rebalance, so
 // it may run a stateful active on a client without its state. It declares no capability.
 //
-// Rack awareness: with rack_aware.strategy set, Kafka re-places actives and standbys at unchanged
-// per-client counts (its RackAwareTaskAssignor, sticky defaults: traffic cost 1, non-overlap 10);
-// here the SDK's optimiser does that step (the same minimum cost; see docs/strategies.md).
-// rack_aware.tags play no part: Kafka's legacy assignor ignores client tags.
+// Rack awareness: with rack_aware.strategy set (and rack information everywhere), Kafka's
+// RackAwareTaskAssignor re-places the stateful actives, the stateless actives (costs 1, 0) and the
+// standbys at unchanged per-client counts, with the legacy assignor's defaults (traffic cost 1,
+// non-overlap 10): ../high_availability/kafka_rack_aware.hpp. rack_aware.tags play no part: Kafka's
+// legacy assignor ignores client tags.
 #include <assignor/rack_aware.hpp>
 #include <assignor/sdk.hpp>
 
+#include <cstdint>
+
+#include "kafka_rack_aware.hpp"
 #include "legacy_sticky.hpp"
 
 namespace {
@@ -29,9 +33,27 @@ class Sticky final : public Strategy {
 
   static Assignment pack(const AssignmentInput& in) {
     AssignmentDraft draft(in.cluster, in.settings.num_standby_replicas);
-    legacy_sticky::assign(in.cluster, legacy_sticky::process_id_hashes(in.cluster), {}, draft);
-    apply_rack_awareness(in.cluster, in.settings, in.lags, draft, kStickyRackCosts);
+    legacy_sticky::Options options;
+    if (kafka::rack_awareness_enabled(in.cluster, in.settings.rack_aware, "sticky"))
+      options.between_steps = [&](AssignmentDraft& d, legacy_sticky::Step step) { optimize_racks(in, d, step); };
+    legacy_sticky::assign(in.cluster, legacy_sticky::process_id_hashes(in.cluster), options, draft);
     return draft.finish(/*probing_rebalance=*/false);
+  }
+
+  // LegacyStickyTaskAssignor's optimizeActive (after the actives) and optimizeStandby (after the
+  // standbys), when Kafka's rule enables rack awareness.
+  static void optimize_racks(const AssignmentInput& in, AssignmentDraft& draft, legacy_sticky::Step step) {
+    const RackAwareCosts configured = rack_aware_costs(in.settings.rack_aware, kStickyRackCosts);
+    const kafka::RackCosts costs{static_cast<std::int32_t>(configured.traffic),
+                                 static_cast<std::int32_t>(configured.non_overlap)};
+    if (step == legacy_sticky::Step::actives_placed) {
+      kafka::optimize_actives(in.cluster, in.settings.rack_aware.strategy,
+                              kafka::tasks_with_changelog(in.cluster, true), costs, draft);
+      kafka::optimize_actives(in.cluster, in.settings.rack_aware.strategy,
+                              kafka::tasks_with_changelog(in.cluster, false), kafka::kStatelessCosts, draft);
+    } else if (draft.standbys_wanted() > 0) {
+      kafka::optimize_standbys(in.cluster, costs, {}, draft);
+    }
   }
 };
 

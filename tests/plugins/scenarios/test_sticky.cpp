@@ -369,6 +369,29 @@ TEST(Sticky, BalancesEvenWhenThatRestoresStateLagsAreIgnored) {
   EXPECT_EQ(r.metrics.restoring_actives, 1u);
 }
 
+TEST(Sticky, RackAwarenessIsKafkasOptimisationAfterTheActives) {
+  // a (rack r1) and b (rack r2) get 0_0 and 0_1 in order; 0_0 reads a partition held only in r2,
+  // 0_1 one held only in r1. With the legacy defaults (traffic 1, non-overlap 10) a swap saves 2 and
+  // costs 20: nothing moves. At traffic 10, non-overlap 1 it saves 20 for 2: Kafka's min-cost flow
+  // swaps them.
+  Cluster c = ClusterBuilder().stateful("0_0", 10).stateful("0_1", 10).client("a").client("b").build();
+  c.racks = {"r1", "r2"};
+  c.clients[0].rack = 0;
+  c.clients[1].rack = 1;
+  c.tasks[0].partitions = {PartitionRef{"in", 0, {1}}};
+  c.tasks[1].partitions = {PartitionRef{"in", 1, {0}}};
+  AssignmentSettings s;
+  s.rack_aware.strategy = RackAwareStrategy::min_traffic;
+  auto r = run_sticky(c, s);
+  EXPECT_EQ(active_client_of(c, r.assignment, "0_0"), "a");
+  EXPECT_EQ(active_client_of(c, r.assignment, "0_1"), "b");
+  s.rack_aware.traffic_cost = 10;
+  s.rack_aware.non_overlap_cost = 1;
+  r = run_sticky(c, s);
+  EXPECT_EQ(active_client_of(c, r.assignment, "0_0"), "b");
+  EXPECT_EQ(active_client_of(c, r.assignment, "0_1"), "a");
+}
+
 // ---- random groups (tests/support/random_group.hpp) ----
 
 // History skewed towards one client so that quotas bite; some tasks are orphans.
