@@ -23,6 +23,147 @@ std::uint32_t KafkaGraph::add_edge(std::int32_t u, std::int32_t v, std::int32_t 
   return static_cast<std::uint32_t>(edges_.size() - 1);
 }
 
+void KafkaGraph::set_client_blocks(ClientBlocks blocks) {
+  if (blocks.size <= 0 || blocks.rack.size() != static_cast<std::size_t>(blocks.size) || blocks.racks <= 0)
+    throw std::logic_error("KafkaGraph: bad client blocks");
+  for (std::int32_t r : blocks.rack)
+    if (r < 0 || r >= blocks.racks) throw std::logic_error("KafkaGraph: bad client blocks");
+  blocks_ = std::move(blocks);
+}
+
+void KafkaGraph::hint_task(std::int32_t task_node, std::int32_t first_client_node, std::int32_t current,
+                           const std::int32_t* traffic) {
+  if (blocks_.size == 0 || current < -1 || current >= blocks_.size) throw std::logic_error("KafkaGraph: bad task hint");
+  hints_.push_back({task_node, first_client_node, current, static_cast<std::uint32_t>(traffic_.size())});
+  traffic_.insert(traffic_.end(), traffic, traffic + blocks_.racks);
+}
+
+// Maps the hints onto the residual graph and checks them against its edges.
+void KafkaGraph::prepare_hints() {
+  const std::uint32_t n = static_cast<std::uint32_t>(begin_.size() - 1);
+  hint_of_.assign(n, kNone);
+  block_of_.assign(n, kNone);
+  prepared_.clear();
+  other_arcs_.clear();
+  block_first_.clear();
+  if (hints_.empty()) return;
+  const auto size = static_cast<std::uint32_t>(blocks_.size);
+  members_by_rack_.assign(static_cast<std::size_t>(blocks_.racks), {});
+  for (std::int32_t j = 0; j < blocks_.size; ++j) members_by_rack_[static_cast<std::size_t>(blocks_.rack[static_cast<std::size_t>(j)])].push_back(j);
+  auto bad = [] { throw std::logic_error("KafkaGraph: a task hint does not match the graph"); };
+  for (const TaskHint& h : hints_) {
+    if (h.node < -1 || h.node > max_node_ || h.first_client < -1 || h.first_client + blocks_.size - 1 > max_node_) bad();
+    const std::uint32_t u = dense(h.node), first = dense(h.first_client);
+    if (hint_of_[u] != kNone || (u >= first && u < first + size)) bad();
+    std::uint32_t block = block_of_[first];
+    if (block == kNone || block_first_[block] != first) {
+      for (std::uint32_t j = 0; j < size; ++j)
+        if (block_of_[first + j] != kNone) bad();  // blocks may not overlap
+      block = static_cast<std::uint32_t>(block_first_.size());
+      block_first_.push_back(first);
+      for (std::uint32_t j = 0; j < size; ++j) block_of_[first + j] = block;
+    }
+    Prepared p{first, h.current, block, kNone, h.traffic, static_cast<std::uint32_t>(other_arcs_.size()), 0, 0, -1};
+    // The task's residual edges: one forward edge to each member with the hinted cost, in member
+    // order (destination order), and any others outside the block.
+    std::uint32_t member = 0;
+    for (std::uint32_t e = begin_[u]; e < begin_[u + 1]; ++e) {
+      const Residual& r = residual_[e];
+      if (r.to < first || r.to >= first + size) {
+        other_arcs_.push_back({e, r.to, r.cost});
+        continue;
+      }
+      if (r.to != first + member || !r.forward) bad();
+      if (member == 0) p.arc_begin = e;
+      const std::int32_t want = traffic_[h.traffic + static_cast<std::uint32_t>(blocks_.rack[member])] +
+                                (static_cast<std::int32_t>(member) == h.current ? 0 : blocks_.non_overlap);
+      if (r.cost != want) bad();
+      if (r.residual <= 0) {
+        ++p.closed;
+        p.closed_member = static_cast<std::int32_t>(member);
+      }
+      ++member;
+    }
+    if (member != size) bad();
+    p.other_end = static_cast<std::uint32_t>(other_arcs_.size());
+    hint_of_[u] = static_cast<std::uint32_t>(prepared_.size());
+    prepared_.push_back(p);
+  }
+  top_.assign(block_first_.size() * static_cast<std::size_t>(blocks_.racks), Top{kNone, kNone, 0, 0});
+}
+
+void KafkaGraph::refresh_top(std::uint32_t block, std::int32_t rack) {
+  Top& t = top_[block * static_cast<std::uint32_t>(blocks_.racks) + static_cast<std::uint32_t>(rack)];
+  constexpr std::int64_t kLowest = std::numeric_limits<std::int64_t>::min();
+  t = Top{kNone, kNone, kLowest, kLowest};
+  const std::uint32_t first = block_first_[block];
+  for (std::int32_t j : members_by_rack_[static_cast<std::size_t>(rack)]) {
+    const std::uint32_t c = first + static_cast<std::uint32_t>(j);
+    const std::int64_t d = distance_[c];
+    if (t.first == kNone || d > t.first_distance) {
+      t.second = t.first;
+      t.second_distance = t.first_distance;
+      t.first = c;
+      t.first_distance = d;
+    } else if (t.second == kNone || d > t.second_distance) {
+      t.second = c;
+      t.second_distance = d;
+    }
+  }
+}
+
+void KafkaGraph::refresh_tops() {
+  for (std::uint32_t b = 0; b < block_first_.size(); ++b)
+    for (std::int32_t r = 0; r < blocks_.racks; ++r) refresh_top(b, r);
+}
+
+// Whether scanning `node` at distance `du` could relax any of its edges: its edges outside the block
+// as they are; the edge to its current member exactly; every other member edge is bounded by the
+// member of its rack with the largest distance whose edge is open (the second largest when the
+// largest is the task's closed edge; a bound too high only costs a scan).
+inline bool KafkaGraph::may_relax(std::uint32_t node, std::int64_t du) const {
+  const Prepared& p = prepared_[hint_of_[node]];
+  if (p.closed > 1) return true;  // not the shape the bound is for (one edge in use)
+  for (std::uint32_t k = p.other_begin; k < p.other_end; ++k) {
+    const OtherArc& a = other_arcs_[k];
+    if (distance_[a.to] > du + a.cost && residual_[a.edge].residual > 0) return true;
+  }
+  const std::int32_t* traffic = &traffic_[p.traffic];
+  const std::int32_t closed = p.closed == 1 ? p.closed_member : -1;
+  if (p.current >= 0 && p.current != closed &&
+      distance_[p.first_client + static_cast<std::uint32_t>(p.current)] >
+          du + traffic[blocks_.rack[static_cast<std::size_t>(p.current)]])
+    return true;
+  const Top* top = &top_[p.block * static_cast<std::uint32_t>(blocks_.racks)];
+  const std::int64_t base = du + blocks_.non_overlap;
+  for (std::int32_t r = 0; r < blocks_.racks; ++r) {
+    const Top& t = top[r];
+    if (t.first == kNone) continue;
+    // A missing second has the lowest distance: it bounds nothing.
+    const std::int64_t d = static_cast<std::int32_t>(t.first - p.first_client) == closed ? t.second_distance : t.first_distance;
+    if (d > base + traffic[r]) return true;
+  }
+  return false;
+}
+
+// Keeps a hinted task's count of closed member edges when `edge` (from anywhere) opens or closes.
+void KafkaGraph::note_block_edge(std::uint32_t edge, bool open) {
+  if (residual_[edge].counter == kNone) return;
+  const std::uint32_t tail = residual_[residual_[edge].counter].to;
+  if (hint_of_[tail] == kNone) return;
+  Prepared& p = prepared_[hint_of_[tail]];
+  if (edge < p.arc_begin || edge >= p.arc_begin + static_cast<std::uint32_t>(blocks_.size)) return;
+  if (!open) {
+    ++p.closed;
+    p.closed_member = static_cast<std::int32_t>(edge - p.arc_begin);
+    return;
+  }
+  --p.closed;
+  if (p.closed == 1)
+    for (std::uint32_t e = p.arc_begin; e < p.arc_begin + static_cast<std::uint32_t>(blocks_.size); ++e)
+      if (residual_[e].residual <= 0) p.closed_member = static_cast<std::int32_t>(e - p.arc_begin);
+}
+
 std::int64_t KafkaGraph::total_cost() const {
   std::int64_t total = 0;
   for (const Edge& e : edges_) total += static_cast<std::int64_t>(e.cost) * e.flow;
@@ -53,12 +194,20 @@ void KafkaGraph::build_residual(bool with_dummy) {
     ++nodes_;
   }
   // Each node's edges in destination order (Kafka's TreeMaps); a pair (u, v) occurs once.
+  // By tail (counting sort), then each tail's edges by head (mostly in order already).
   std::vector<std::uint32_t> order(entries.size());
-  for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-    if (entries[a].from != entries[b].from) return entries[a].from < entries[b].from;
-    return entries[a].r.to < entries[b].r.to;
-  });
+  {
+    std::vector<std::uint32_t> at(n + 1, 0);
+    for (const Entry& en : entries) ++at[en.from + 1];
+    for (std::uint32_t x = 0; x < n; ++x) at[x + 1] += at[x];
+    std::vector<std::uint32_t> start(at.begin(), at.end());
+    for (std::uint32_t i = 0; i < entries.size(); ++i) order[at[entries[i].from]++] = i;
+    auto by_head = [&](std::uint32_t a, std::uint32_t b) { return entries[a].r.to < entries[b].r.to; };
+    for (std::uint32_t x = 0; x < n; ++x) {
+      auto first = order.begin() + start[x], last = order.begin() + start[x + 1];
+      if (!std::is_sorted(first, last, by_head)) std::sort(first, last, by_head);
+    }
+  }
   std::vector<std::uint32_t> position(entries.size());
   for (std::uint32_t i = 0; i < order.size(); ++i) position[order[i]] = i;
   begin_.assign(n + 1, 0);
@@ -88,13 +237,19 @@ void KafkaGraph::push(std::uint32_t edge, std::int32_t amount) {
   const bool was_open = e.residual > 0;
   e.residual -= amount;
   if (e.forward) e.flow += amount;
-  if (track_active_ && was_open && e.residual <= 0) set_active(edge, false);
+  if (track_active_ && was_open && e.residual <= 0) {
+    set_active(edge, false);
+    if (!prepared_.empty()) note_block_edge(edge, false);
+  }
   if (e.counter == kNone) return;
   Residual& c = residual_[e.counter];
   const bool was_closed = c.residual <= 0;
   c.residual += amount;
   if (c.forward && c.flow >= amount) c.flow -= amount;
-  if (track_active_ && was_closed && c.residual > 0) set_active(e.counter, true);
+  if (track_active_ && was_closed && c.residual > 0) {
+    set_active(e.counter, true);
+    if (!prepared_.empty()) note_block_edge(e.counter, true);
+  }
 }
 
 void KafkaGraph::set_active(std::uint32_t edge, bool open) {
@@ -170,13 +325,16 @@ std::uint32_t KafkaGraph::detect_negative_cycle() {
     updated_[x] = present_[x] ? ++clock : 0;
   }
   for (std::uint32_t e = begin_[kDummy]; e < begin_[kDummy + 1]; ++e) parent_edge_[residual_[e].to] = e;
+  const bool hinted = !prepared_.empty();
   for (std::uint32_t i = 0; i < nodes_; ++i) {
     ++stats_.sweeps_run;
     bool relaxed = false;
+    if (hinted) refresh_tops();
     for (std::uint32_t u = 1; u < n; ++u) {
       if (updated_[u] < scanned_[u]) continue;  // unchanged since its edges were scanned: relaxes nothing
       scanned_[u] = ++clock;
       const std::int64_t du = distance_[u];
+      if (hinted && hint_of_[u] != kNone && !may_relax(u, du)) continue;
       for (const Arc& a : active_[u]) {  // the edges with residual capacity, by destination
         const std::int64_t d = du + a.cost;
         if (distance_[a.to] > d) {
@@ -185,6 +343,12 @@ std::uint32_t KafkaGraph::detect_negative_cycle() {
           parent_edge_[a.to] = a.edge;
           updated_[a.to] = ++clock;
           relaxed = true;
+          if (hinted && block_of_[a.to] != kNone) {
+            const std::uint32_t b = block_of_[a.to];
+            const std::int32_t rack = blocks_.rack[a.to - block_first_[b]];
+            const Top& t = top_[b * static_cast<std::uint32_t>(blocks_.racks) + static_cast<std::uint32_t>(rack)];
+            if (a.to == t.first || a.to == t.second) refresh_top(b, rack);
+          }
           if (i + 1 == nodes_) return a.to;
           log_.emplace_back(u, a.to);
         }
@@ -307,6 +471,7 @@ std::uint64_t KafkaGraph::solve_min_cost_flow() {
     for (std::uint32_t e = begin_[u]; e < begin_[u + 1]; ++e)
       if (residual_[e].residual > 0) active_[u].push_back(Arc{residual_[e].to, residual_[e].cost, e});
   track_active_ = true;
+  prepare_hints();
   distance_.assign(n, 0);
   parent_.assign(n, kNone);
   parent_edge_.assign(n, kNone);

@@ -11,12 +11,18 @@
 // Ford-Fulkerson with breadth-first augmenting paths (balance_subtopology builds a feasible flow
 // with it before cancelling cycles).
 //
-// Two shortcuts keep Kafka's answer and cut its cost: a sweep that relaxes nothing ends the run (no
-// later sweep could relax anything, so Kafka would find nothing either), and a sweep skips the edges
-// of nodes whose distance has not changed since their edges were last scanned (such an edge cannot
-// relax: its head was already at most tail + cost, and only went down since). A run that finds a
-// negative cycle still makes every sweep up to the last, as Kafka's does: which node it names
-// depends on all of them.
+// Shortcuts that keep Kafka's answer and cut its cost: a sweep that relaxes nothing ends the run (no
+// later sweep could relax anything, so Kafka would find nothing either); a sweep skips the edges of
+// nodes whose distance has not changed since their edges were last scanned (such an edge cannot
+// relax: its head was already at most tail + cost, and only went down since); whole periods of
+// sweeps are jumped over once the state repeats (see the .cpp); and, for the graphs of
+// RackAwareTaskAssignor (set_client_blocks, hint_task), a task's edges to a block of client nodes
+// cost traffic(task, client's rack) plus non_overlap unless the client holds the task now, so the
+// largest client distance per rack (the second largest when the largest is the task's own closed
+// edge) bounds every comparison the task's scan would make: a task whose bound shows nothing
+// relaxable is passed over as its scan would leave it, the others are scanned edge by edge. A run
+// that finds a negative cycle still ends on the sweep Kafka's ends on, from the same state: which
+// node it names depends on all the sweeps before.
 #pragma once
 
 #include <cstdint>
@@ -33,6 +39,20 @@ class KafkaGraph {
 
   // Graph.addEdge(u, v, capacity, cost, flow). Returns the edge's index (for flow()).
   std::uint32_t add_edge(std::int32_t u, std::int32_t v, std::int32_t capacity, std::int32_t cost, std::int32_t flow);
+  // Speed only (the answer is the same without): the graph's tasks reach blocks of `size` client
+  // nodes with consecutive ids, member j on rack rack[j] (0 .. racks - 1); the edge from a hinted
+  // task to member j costs traffic[rack[j]] + (j == current ? 0 : non_overlap). hint_task checks
+  // this against the edges when solving (std::logic_error if it does not hold).
+  struct ClientBlocks {
+    std::int32_t size = 0;
+    std::vector<std::int32_t> rack;
+    std::int32_t racks = 0;
+    std::int32_t non_overlap = 0;
+  };
+  void set_client_blocks(ClientBlocks blocks);
+  // `traffic`: racks entries. current: the member now holding the task, or -1.
+  void hint_task(std::int32_t task_node, std::int32_t first_client_node, std::int32_t current,
+                 const std::int32_t* traffic);
   void set_source(std::int32_t node) { source_ = node; }
   void set_sink(std::int32_t node) { sink_ = node; }
 
@@ -86,6 +106,11 @@ class KafkaGraph {
   std::uint32_t skip_periods(std::uint32_t i, std::uint64_t& clock);
   std::uint32_t try_jump(const State& old, std::uint32_t i, std::uint64_t& clock);
   void set_active(std::uint32_t edge, bool open);
+  // The block filter (see the top of this file).
+  void prepare_hints();
+  void refresh_top(std::uint32_t block, std::int32_t rack);
+  void refresh_tops();
+  bool may_relax(std::uint32_t node, std::int64_t distance) const;
 
   std::int32_t max_node_;
   std::int32_t source_ = -1, sink_ = -1;
@@ -122,6 +147,40 @@ class KafkaGraph {
   std::vector<std::pair<std::uint32_t, std::uint32_t>> log_;  // (tail, head) of the relaxations since log_base_
   std::size_t log_base_ = 0;
   std::vector<std::int64_t> delta_;
+  // Hints as given (Kafka node ids) and as prepared for the residual graph (dense indices).
+  ClientBlocks blocks_;
+  struct TaskHint {
+    std::int32_t node, first_client, current;
+    std::uint32_t traffic;  // offset into traffic_
+  };
+  std::vector<TaskHint> hints_;
+  std::vector<std::int32_t> traffic_;
+  struct Prepared {
+    std::uint32_t first_client;  // dense
+    std::int32_t current;
+    std::uint32_t block;
+    std::uint32_t arc_begin;     // residual position of the edge to member 0
+    std::uint32_t traffic;
+    std::uint32_t other_begin, other_end;  // into other_arcs_: the task's residual edges outside its block
+    std::uint32_t closed;                  // member edges without residual capacity
+    std::int32_t closed_member;            // the one when closed == 1
+  };
+  void note_block_edge(std::uint32_t edge, bool open);
+  std::vector<std::uint32_t> hint_of_;     // dense node -> index into prepared_, or none
+  std::vector<Prepared> prepared_;
+  struct OtherArc {
+    std::uint32_t edge, to;
+    std::int32_t cost;
+  };
+  std::vector<OtherArc> other_arcs_;  // copies of head and cost: read first, without touching residual_
+  std::vector<std::uint32_t> block_first_;  // dense first node of each block
+  std::vector<std::uint32_t> block_of_;     // dense node -> its block, or none
+  std::vector<std::vector<std::int32_t>> members_by_rack_;
+  struct Top {
+    std::uint32_t first, second;  // dense nodes of the block's rack with the largest distances
+    std::int64_t first_distance, second_distance;
+  };
+  std::vector<Top> top_;  // block x rack
   Stats stats_;
   bool record_ = false;
   std::vector<std::vector<std::int32_t>> cycles_;

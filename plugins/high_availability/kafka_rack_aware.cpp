@@ -15,13 +15,38 @@ namespace {
 
 constexpr std::int32_t kSource = -1;
 
-std::int32_t cost_of(const Cluster& cluster, TaskIndex t, ClientIndex c, bool current, RackCosts costs) {
-  const RackIndex rack = cluster.clients[c].rack;
-  std::int32_t cost = 0;
-  for (const PartitionRef& p : cluster.tasks[t].partitions)
-    if (!std::binary_search(p.racks.begin(), p.racks.end(), rack)) cost += costs.traffic;
-  return current ? cost : cost + costs.non_overlap;
-}
+// The racks of the given clients numbered 0.. in order of first appearance, and each task's traffic
+// cost on each of them (traffic_cost per partition without a replica there).
+struct RackTable {
+  std::vector<std::int32_t> rack_of_client;  // per given client
+  std::int32_t racks = 0;
+  std::vector<std::int32_t> traffic;          // task x rack, for the tasks given
+
+  RackTable(const Cluster& cluster, const std::vector<TaskIndex>& tasks, const std::vector<ClientIndex>& clients,
+            RackCosts costs) {
+    std::vector<RackIndex> ids;
+    for (ClientIndex c : clients) {
+      const RackIndex rack = cluster.clients[c].rack;
+      auto it = std::find(ids.begin(), ids.end(), rack);
+      rack_of_client.push_back(static_cast<std::int32_t>(it - ids.begin()));
+      if (it == ids.end()) ids.push_back(rack);
+    }
+    racks = static_cast<std::int32_t>(ids.size());
+    traffic.reserve(tasks.size() * ids.size());
+    for (TaskIndex t : tasks)
+      for (RackIndex rack : ids) {
+        std::int32_t cost = 0;
+        for (const PartitionRef& p : cluster.tasks[t].partitions)
+          if (!std::binary_search(p.racks.begin(), p.racks.end(), rack)) cost += costs.traffic;
+        traffic.push_back(cost);
+      }
+  }
+  const std::int32_t* of(std::size_t task) const { return &traffic[task * static_cast<std::size_t>(racks)]; }
+  std::int32_t cost(std::size_t task, std::size_t client, bool current, RackCosts costs) const {
+    return of(task)[rack_of_client[client]] + (current ? 0 : costs.non_overlap);
+  }
+  KafkaGraph::ClientBlocks blocks(RackCosts costs) const { return {static_cast<std::int32_t>(rack_of_client.size()), rack_of_client, racks, costs.non_overlap}; }
+};
 
 // The client holding the task in the role being optimised.
 using Holder = std::function<ClientIndex(TaskIndex)>;
@@ -35,16 +60,23 @@ RackResult min_traffic(const Cluster& cluster, const std::vector<TaskIndex>& tas
   const auto n_clients = static_cast<std::int32_t>(clients.size());
   const std::int32_t sink = n_tasks + n_clients;
   KafkaGraph graph(sink);
+  const RackTable table(cluster, tasks, clients, costs);
+  const bool hint = n_clients > 2;  // the pairwise standby graphs gain nothing from it
+  if (hint) graph.set_client_blocks(table.blocks(costs));
   std::vector<std::uint32_t> first_edge(tasks.size());
   for (std::int32_t i = 0; i < n_tasks; ++i) {
-    const TaskIndex t = tasks[static_cast<std::size_t>(i)];
-    const ClientIndex now = holder(t);
+    const auto ti = static_cast<std::size_t>(i);
+    const ClientIndex now = holder(tasks[ti]);
+    std::int32_t current = -1;
     for (std::int32_t j = 0; j < n_clients; ++j) {
-      const ClientIndex c = clients[static_cast<std::size_t>(j)];
-      const std::uint32_t e = graph.add_edge(i, n_tasks + j, 1, cost_of(cluster, t, c, c == now, costs), c == now ? 1 : 0);
-      if (j == 0) first_edge[static_cast<std::size_t>(i)] = e;
+      const bool here = clients[static_cast<std::size_t>(j)] == now;
+      if (here) current = j;
+      const std::uint32_t e =
+          graph.add_edge(i, n_tasks + j, 1, table.cost(ti, static_cast<std::size_t>(j), here, costs), here ? 1 : 0);
+      if (j == 0) first_edge[ti] = e;
     }
     graph.add_edge(kSource, i, 1, 0, 1);
+    if (hint) graph.hint_task(i, n_tasks, current, table.of(ti));
   }
   for (std::int32_t j = 0; j < n_clients; ++j) graph.add_edge(n_tasks + j, sink, count[static_cast<std::size_t>(j)], 0, count[static_cast<std::size_t>(j)]);
   graph.set_source(kSource);
@@ -82,6 +114,12 @@ RackResult balance_subtopology(const Cluster& cluster, const std::vector<TaskInd
   const std::int32_t second_stage = n_tasks + n_clients * n_groups;
   const std::int32_t sink = second_stage + n_clients;
   KafkaGraph graph(sink);
+  std::vector<ClientIndex> all(cluster.client_count());
+  for (ClientIndex c = 0; c < all.size(); ++c) all[c] = c;
+  const RackTable table(cluster, tasks, all, costs);
+  std::vector<std::size_t> row_of(cluster.task_count(), 0);  // a task's row in the table
+  for (std::size_t k = 0; k < tasks.size(); ++k) row_of[tasks[k]] = k;
+  graph.set_client_blocks(table.blocks(costs));
   // Task node ids follow the groups, each group's tasks in order (= task order).
   std::vector<std::int32_t> node_of(cluster.task_count(), -1);
   {
@@ -103,7 +141,7 @@ RackResult balance_subtopology(const Cluster& cluster, const std::vector<TaskInd
         if (!in_set[t]) continue;
         const bool current = holder(t) == static_cast<ClientIndex>(c);
         edge_of[static_cast<std::size_t>(node_of[t]) * static_cast<std::size_t>(n_clients) + static_cast<std::size_t>(c)] =
-            graph.add_edge(node_of[t], client_node, 1, cost_of(cluster, t, static_cast<ClientIndex>(c), current, costs), 0);
+            graph.add_edge(node_of[t], client_node, 1, table.cost(row_of[t], static_cast<std::size_t>(c), current, costs), 0);
       }
       const std::int32_t original = count[static_cast<std::size_t>(c)];
       // (int) Math.ceil(original * 1.0 / taskIdList.size() * taskIds.size()), in doubles as Kafka does;
@@ -116,6 +154,10 @@ RackResult balance_subtopology(const Cluster& cluster, const std::vector<TaskInd
     }
   }
   for (std::int32_t i = 0; i < n_tasks; ++i) graph.add_edge(kSource, i, 1, 0, 0);
+  for (std::int32_t gi = 0; gi < n_groups; ++gi)
+    for (TaskIndex t : cluster.tasks_of_subtopology(groups[static_cast<std::size_t>(gi)]))
+      if (in_set[t])
+        graph.hint_task(node_of[t], n_tasks + n_clients * gi, static_cast<std::int32_t>(holder(t)), table.of(row_of[t]));
   for (std::int32_t c = 0; c < n_clients; ++c)
     graph.add_edge(second_stage + c, sink, count[static_cast<std::size_t>(c)], 0, 0);
   graph.set_source(kSource);
@@ -207,35 +249,43 @@ RackResult optimize_standbys(const Cluster& cluster, RackCosts costs, const Stan
                              AssignmentDraft& draft) {
   RackResult total;
   const auto n = static_cast<ClientIndex>(cluster.client_count());
-  auto movable = [&](ClientIndex source, ClientIndex destination) {
-    std::vector<TaskIndex> out;
-    for (TaskIndex t = 0; t < cluster.task_count(); ++t)
-      if (draft.role(t, source) == Role::standby && !draft.holds(t, destination) &&
-          (!allowed || allowed(source, destination, t)))
-        out.push_back(t);
-    return out;
+  // Each client's standbys in task order, kept up to date as standbys move.
+  std::vector<std::vector<TaskIndex>> standbys(n);
+  for (TaskIndex t = 0; t < cluster.task_count(); ++t)
+    for (ClientIndex c : draft.standby_slots(t))
+      if (c != kNoClient) standbys[c].push_back(t);
+  auto movable = [&](ClientIndex source, ClientIndex destination, std::vector<TaskIndex>& out) {
+    for (TaskIndex t : standbys[source])
+      if (!draft.holds(t, destination) && (!allowed || allowed(source, destination, t))) out.push_back(t);
   };
+  std::vector<TaskIndex> tasks, other;
   bool moved = true;
   for (int round = 0; moved && round < 4; ++round) {  // STANDBY_OPTIMIZER_MAX_ITERATION
     moved = false;
     for (ClientIndex i = 0; i < n; ++i) {
       for (ClientIndex j = i + 1; j < n; ++j) {
         if (cluster.clients[i].rack == cluster.clients[j].rack) continue;  // no traffic to save
-        std::vector<TaskIndex> tasks = movable(i, j);
-        const std::vector<TaskIndex> other = movable(j, i);
-        if (tasks.empty() || other.empty()) continue;  // only swaps keep both counts
+        tasks.clear();
+        other.clear();
+        movable(i, j, tasks);
+        if (tasks.empty()) continue;
+        movable(j, i, other);
+        if (other.empty()) continue;  // only swaps keep both counts
+        const std::size_t mid = tasks.size();
         tasks.insert(tasks.end(), other.begin(), other.end());
-        std::sort(tasks.begin(), tasks.end());
+        std::inplace_merge(tasks.begin(), tasks.begin() + static_cast<std::ptrdiff_t>(mid), tasks.end());
         // Each client's standbys of these tasks (Kafka counts every holder; only these two matter).
-        std::vector<std::int32_t> count(2, 0);
-        for (TaskIndex t : tasks) {
-          if (draft.role(t, i) == Role::standby) ++count[0];
-          if (draft.role(t, j) == Role::standby) ++count[1];
-        }
-        const Holder holder = [&](TaskIndex t) { return draft.role(t, i) == Role::standby ? i : j; };
+        const std::vector<std::int32_t> count{static_cast<std::int32_t>(mid), static_cast<std::int32_t>(other.size())};
+        const Holder holder = [&](TaskIndex t) {
+          return std::binary_search(standbys[i].begin(), standbys[i].end(), t) ? i : j;
+        };
         const Move move = [&](TaskIndex t, ClientIndex from, ClientIndex to) {
           draft.remove_standby(t, from);
           draft.add_standby(t, to);
+          auto& f = standbys[from];
+          f.erase(std::lower_bound(f.begin(), f.end(), t));
+          auto& d = standbys[to];
+          d.insert(std::lower_bound(d.begin(), d.end(), t), t);
         };
         const RackResult r = min_traffic(cluster, tasks, {i, j}, count, holder, move, costs);
         total.cycles += r.cycles;

@@ -188,23 +188,34 @@ struct Built {
   }
 };
 
+// The graph's cost structure as KafkaGraph's block hint states it (speed only: the answer must not
+// change with it).
+void set_blocks(KafkaGraph& g, const std::vector<int>& client_rack, int racks, int non_overlap) {
+  g.set_client_blocks({static_cast<std::int32_t>(client_rack.size()),
+                       std::vector<std::int32_t>(client_rack.begin(), client_rack.end()), racks, non_overlap});
+}
+
 // Kafka's min_traffic layout: tasks 0..T-1, clients T..T+C-1, sink T+C, each task on one client.
-Built min_traffic_graph(std::mt19937& rng, int tasks, int clients, int racks) {
+Built min_traffic_graph(std::mt19937& rng, int tasks, int clients, int racks, bool hint = false) {
   Built b;
   const int sink = tasks + clients;
   b.fast = std::make_unique<KafkaGraph>(sink);
   std::vector<int> client_rack(clients), count(clients, 0);
   for (int& r : client_rack) r = static_cast<int>(rng() % racks);
+  if (hint) set_blocks(*b.fast, client_rack, racks, 1);
   for (int t = 0; t < tasks; ++t) {
     const int holder = static_cast<int>(rng() % clients);
     const int home = static_cast<int>(rng() % racks);
     const int partitions = 1 + static_cast<int>(rng() % 2);
     ++count[holder];
+    std::vector<std::int32_t> traffic(static_cast<std::size_t>(racks));
+    for (int r = 0; r < racks; ++r) traffic[static_cast<std::size_t>(r)] = r == home ? 0 : 10 * partitions;
     for (int c = 0; c < clients; ++c) {
       const int cost = (client_rack[c] == home ? 0 : 10 * partitions) + (c == holder ? 0 : 1);
       b.add(t, tasks + c, 1, cost, c == holder ? 1 : 0);
     }
     b.add(-1, t, 1, 0, 1);
+    if (hint) b.fast->hint_task(t, tasks, holder, traffic.data());
   }
   for (int c = 0; c < clients; ++c) b.add(tasks + c, sink, count[c], 0, count[c]);
   b.literal.source = -1;
@@ -216,16 +227,22 @@ Built min_traffic_graph(std::mt19937& rng, int tasks, int clients, int racks) {
 
 // Kafka's balance_subtopology layout: tasks, (client, group) nodes, second-stage clients, sink; the
 // flow starts empty and comes from the max flow.
-Built balance_graph(std::mt19937& rng, int tasks, int clients, int groups) {
+// Costs per task and rack (0, 10 or 20), clients on random racks.
+Built balance_graph(std::mt19937& rng, int tasks, int clients, int groups, bool hint = false) {
   Built b;
   const int second = tasks + clients * groups, sink = second + clients;
   b.fast = std::make_unique<KafkaGraph>(sink);
-  std::vector<int> holder(tasks), group(tasks), count(clients, 0), in_group(groups, 0);
+  constexpr int kRacks = 3;
+  std::vector<int> holder(tasks), group(tasks), count(clients, 0), in_group(groups, 0), client_rack(clients);
+  std::vector<std::int32_t> traffic(static_cast<std::size_t>(tasks * kRacks));
+  for (int& r : client_rack) r = static_cast<int>(rng() % kRacks);
+  if (hint) set_blocks(*b.fast, client_rack, kRacks, 1);
   for (int t = 0; t < tasks; ++t) {
     group[t] = t * groups / tasks;
     ++in_group[group[t]];
     holder[t] = static_cast<int>(rng() % clients);
     ++count[holder[t]];
+    for (int r = 0; r < kRacks; ++r) traffic[static_cast<std::size_t>(t * kRacks + r)] = static_cast<std::int32_t>(rng() % 3) * 10;
   }
   for (int g = 0; g < groups; ++g)
     for (int c = 0; c < clients; ++c) {
@@ -233,7 +250,8 @@ Built balance_graph(std::mt19937& rng, int tasks, int clients, int groups) {
       for (int t = 0; t < tasks; ++t) {
         if (group[t] != g) continue;
         any = true;
-        b.add(t, tasks + clients * g + c, 1, static_cast<int>(rng() % 3) * 10 + (holder[t] == c ? 0 : 1), 0);
+        b.add(t, tasks + clients * g + c, 1,
+              traffic[static_cast<std::size_t>(t * kRacks + client_rack[c])] + (holder[t] == c ? 0 : 1), 0);
       }
       if (any && count[c] > 0)
         b.add(tasks + clients * g + c, second + c,
@@ -243,6 +261,9 @@ Built balance_graph(std::mt19937& rng, int tasks, int clients, int groups) {
     }
   for (int t = 0; t < tasks; ++t) b.add(-1, t, 1, 0, 0);
   for (int c = 0; c < clients; ++c) b.add(second + c, sink, count[c], 0, 0);
+  if (hint)
+    for (int t = 0; t < tasks; ++t)
+      b.fast->hint_task(t, tasks + clients * group[t], holder[t], &traffic[static_cast<std::size_t>(t * kRacks)]);
   b.literal.source = -1;
   b.literal.sink = sink;
   b.fast->set_source(-1);
@@ -251,26 +272,44 @@ Built balance_graph(std::mt19937& rng, int tasks, int clients, int groups) {
 }
 
 TEST(KafkaMinCostFlow, MinTrafficGraphsCancelTheCyclesKafkaCancels) {
-  std::mt19937 rng(20261203);
-  for (int round = 0; round < 120; ++round) {
-    const int tasks = 2 + static_cast<int>(rng() % 14), clients = 2 + static_cast<int>(rng() % 5);
-    Built b = min_traffic_graph(rng, tasks, clients, 1 + static_cast<int>(rng() % 3));
-    b.solve_both();
-    b.expect_same_flows("min_traffic round " + std::to_string(round));
+  for (bool hint : {false, true}) {
+    std::mt19937 rng(20261203);
+    for (int round = 0; round < 120; ++round) {
+      const int tasks = 2 + static_cast<int>(rng() % 14), clients = 2 + static_cast<int>(rng() % 5);
+      Built b = min_traffic_graph(rng, tasks, clients, 1 + static_cast<int>(rng() % 3), hint);
+      b.solve_both();
+      b.expect_same_flows("min_traffic round " + std::to_string(round) + (hint ? " (block hint)" : ""));
+    }
   }
 }
 
 TEST(KafkaMinCostFlow, BalanceSubtopologyGraphsFindKafkasMaxFlowThenItsOptimum) {
-  std::mt19937 rng(4242);
-  for (int round = 0; round < 80; ++round) {
-    const int tasks = 3 + static_cast<int>(rng() % 10), clients = 2 + static_cast<int>(rng() % 3);
-    Built b = balance_graph(rng, tasks, clients, 1 + static_cast<int>(rng() % 3));
-    const long long lit = b.literal.maxFlow();
-    EXPECT_EQ(b.fast->max_flow(), lit) << "round " << round;
-    b.expect_same_flows("max flow, round " + std::to_string(round));
-    b.solve_both();
-    b.expect_same_flows("balance_subtopology round " + std::to_string(round));
+  for (bool hint : {false, true}) {
+    std::mt19937 rng(4242);
+    for (int round = 0; round < 80; ++round) {
+      const int tasks = 3 + static_cast<int>(rng() % 10), clients = 2 + static_cast<int>(rng() % 3);
+      Built b = balance_graph(rng, tasks, clients, 1 + static_cast<int>(rng() % 3), hint);
+      const long long lit = b.literal.maxFlow();
+      EXPECT_EQ(b.fast->max_flow(), lit) << "round " << round;
+      b.expect_same_flows("max flow, round " + std::to_string(round));
+      b.solve_both();
+      b.expect_same_flows("balance_subtopology round " + std::to_string(round) + (hint ? " (block hint)" : ""));
+    }
   }
+}
+
+TEST(KafkaMinCostFlow, AHintThatDoesNotMatchTheEdgesIsRefused) {
+  std::mt19937 rng(5);
+  Built b = min_traffic_graph(rng, 6, 3, 2, true);
+  b.fast->hint_task(0, 6, -1, std::vector<std::int32_t>{0, 0}.data());  // task 0 hinted twice
+  EXPECT_THROW(b.fast->solve_min_cost_flow(), std::logic_error);
+  Built c;
+  c.fast = std::make_unique<KafkaGraph>(4);
+  set_blocks(*c.fast, {0, 1}, 2, 1);
+  c.add(0, 1, 1, 5, 0);  // costs 5, the hint says 0 + 1
+  c.add(0, 2, 1, 1, 0);
+  c.fast->hint_task(0, 1, -1, std::vector<std::int32_t>{0, 0}.data());
+  EXPECT_THROW(c.fast->solve_min_cost_flow(), std::logic_error);
 }
 
 TEST(KafkaMinCostFlow, ArbitraryGraphsWithManyEqualCostsEndAlike) {
@@ -317,10 +356,11 @@ TEST(KafkaMinCostFlow, LargerGraphsWhereThePeriodsAreSkipped) {
   // relaxable.
   std::mt19937 rng(99);
   std::uint64_t skipped = 0, run = 0;
-  for (int round = 0; round < 12; ++round) {
+  for (int round = 0; round < 16; ++round) {
+    const bool hint = round % 4 >= 2;  // the block hint on half of them
     Built b = round % 2 == 0
-                  ? min_traffic_graph(rng, 40 + static_cast<int>(rng() % 30), 4 + static_cast<int>(rng() % 4), 3)
-                  : balance_graph(rng, 30 + static_cast<int>(rng() % 20), 3 + static_cast<int>(rng() % 3), 4);
+                  ? min_traffic_graph(rng, 40 + static_cast<int>(rng() % 30), 4 + static_cast<int>(rng() % 4), 3, hint)
+                  : balance_graph(rng, 30 + static_cast<int>(rng() % 20), 3 + static_cast<int>(rng() % 3), 4, hint);
     if (round % 2 == 1) {
       b.literal.maxFlow();
       b.fast->max_flow();
