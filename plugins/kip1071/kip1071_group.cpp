@@ -105,12 +105,34 @@ Group build_group(const Cluster& cluster) {
   return g;
 }
 
+TaskIdKeys::TaskIdKeys(const Cluster& cluster) {
+  std::vector<std::int32_t> ids = cluster.subtopologies();
+  std::sort(ids.begin(), ids.end(),
+            [](std::int32_t a, std::int32_t b) { return compare_subtopology_ids_as_strings(a, b) < 0; });
+  by_subtopology.resize(cluster.task_count());
+  by_partition.resize(cluster.task_count());
+  for (std::uint64_t rank = 0; rank < ids.size(); ++rank)
+    for (TaskIndex t : cluster.tasks_of_subtopology(ids[rank])) {
+      const auto partition = static_cast<std::uint64_t>(static_cast<std::uint32_t>(cluster.tasks[t].id.partition));
+      by_subtopology[t] = rank << 32 | partition;
+      by_partition[t] = partition << 32 | rank;
+    }
+}
+
 }  // namespace assignor::kip1071
 
 namespace assignor::kip1071 {
 
 void name_threads(const Group& group, MemberChoice choice, Assignment& out) {
-  std::sort(choice.standbys.begin(), choice.standbys.end());
+  // The chosen standby members per task (counting sort by task).
+  std::vector<std::uint32_t> at(choice.active.size() + 1, 0);
+  for (const auto& [t, m] : choice.standbys)
+    if (t < choice.active.size()) ++at[t + 1];
+  for (std::size_t t = 0; t + 1 < at.size(); ++t) at[t + 1] += at[t];
+  const std::vector<std::uint32_t> begin(at.begin(), at.end());
+  std::vector<MemberIndex> standby_member(at.back());
+  for (const auto& [t, m] : choice.standbys)
+    if (t < choice.active.size()) standby_member[at[t]++] = m;
   std::vector<std::uint32_t> held(group.member_count(), 0);
   auto least_loaded = [&](ClientIndex c) {
     MemberIndex best = group.member_begin[c];
@@ -126,9 +148,9 @@ void name_threads(const Group& group, MemberChoice choice, Assignment& out) {
   for (Placement& p : out.actives) place(p, p.task < choice.active.size() ? choice.active[p.task] : kNoMember);
   for (Placement& p : out.standbys) {
     MemberIndex chosen = kNoMember;
-    auto it = std::lower_bound(choice.standbys.begin(), choice.standbys.end(), std::make_pair(p.task, MemberIndex{0}));
-    for (; it != choice.standbys.end() && it->first == p.task; ++it)
-      if (group.client_of[it->second] == p.client) chosen = it->second;
+    if (p.task < choice.active.size())
+      for (std::uint32_t k = begin[p.task]; k < begin[p.task + 1]; ++k)
+        if (group.client_of[standby_member[k]] == p.client) chosen = standby_member[k];
     place(p, chosen);
   }
   for (Placement& p : out.warmups) place(p, kNoMember);

@@ -56,6 +56,14 @@ struct Group {
 
 Group build_group(const Cluster& cluster);
 
+// Kafka's TaskId order as integer keys, computed once: per task, the rank of its sub-topology id
+// among the cluster's ids compared as strings (Kafka's sub-topology ids are strings: "10" < "2").
+// by_subtopology: (rank, partition); by_partition: (partition, rank).
+struct TaskIdKeys {
+  std::vector<std::uint64_t> by_subtopology, by_partition;
+  explicit TaskIdKeys(const Cluster& cluster);
+};
+
 }  // namespace assignor::kip1071
 
 namespace assignor::kip1071 {

@@ -56,9 +56,9 @@ class StreamsBalanced final : public Strategy {
     // Kafka's TaskId order: sub-topology ids compared as strings, then partition.
     std::vector<TaskIndex> order(cluster.task_count());
     std::iota(order.begin(), order.end(), TaskIndex{0});
-    std::stable_sort(order.begin(), order.end(), [&](TaskIndex a, TaskIndex b) {
-      return compare_subtopology_ids_as_strings(cluster.tasks[a].id.subtopology, cluster.tasks[b].id.subtopology) < 0;
-    });
+    const kip1071::TaskIdKeys keys(cluster);
+    std::sort(order.begin(), order.end(),
+              [&](TaskIndex a, TaskIndex b) { return keys.by_subtopology[a] < keys.by_subtopology[b]; });
     std::vector<std::uint32_t> rank(cluster.task_count());
     for (std::uint32_t i = 0; i < order.size(); ++i) rank[order[i]] = i;
     std::vector<TaskIndex> stateful, stateless;

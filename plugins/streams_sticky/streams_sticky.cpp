@@ -98,6 +98,7 @@ class StreamsSticky final : public Strategy {
           cluster_(in.cluster),
           settings_(in.settings),
           g_(group),
+          keys_(in.cluster),
           task_count_(cluster_.client_count(), 0),
           active_count_(cluster_.client_count(), 0),
           stateful_active_count_(cluster_.client_count(), 0),
@@ -261,17 +262,9 @@ class StreamsSticky final : public Strategy {
     }
 
     // (partition, sub-topology) with sub-topology ids compared as Kafka's strings.
-    bool by_partition(TaskIndex a, TaskIndex b) const noexcept {
-      const TaskId& x = cluster_.tasks[a].id;
-      const TaskId& y = cluster_.tasks[b].id;
-      if (x.partition != y.partition) return x.partition < y.partition;
-      return compare_subtopology_ids_as_strings(x.subtopology, y.subtopology) < 0;
-    }
+    bool by_partition(TaskIndex a, TaskIndex b) const noexcept { return keys_.by_partition[a] < keys_.by_partition[b]; }
     bool by_subtopology(TaskIndex a, TaskIndex b) const noexcept {
-      const TaskId& x = cluster_.tasks[a].id;
-      const TaskId& y = cluster_.tasks[b].id;
-      if (const int s = compare_subtopology_ids_as_strings(x.subtopology, y.subtopology); s != 0) return s < 0;
-      return x.partition < y.partition;
+      return keys_.by_subtopology[a] < keys_.by_subtopology[b];
     }
 
     // findPrevMemberWithLeastLoad: the first candidate, replaced by a later one only when both its
@@ -345,6 +338,7 @@ class StreamsSticky final : public Strategy {
     const Cluster& cluster_;
     const AssignmentSettings& settings_;
     const kip1071::Group& g_;
+    const kip1071::TaskIdKeys keys_;  // Kafka's TaskId orders
     std::vector<std::uint32_t> task_count_, active_count_, stateful_active_count_;  // per process
     std::vector<std::uint32_t> member_count_;
     std::vector<MemberQueue> heaps_;  // per process: membersByLoad

@@ -137,17 +137,21 @@ ThreadDistribution threads_as_placed(const Cluster& cluster, const Assignment& a
     TaskIndex task;
     std::uint8_t role;  // 0 active, 1 standby, 2 warmup
   };
-  std::vector<Item> items;
-  items.reserve(assignment.actives.size() + assignment.standbys.size() + assignment.warmups.size());
+  // By client (counting sort), then each client's by thread and task.
+  std::vector<std::size_t> at(n + 1, 0);
+  for (const auto* list : {&assignment.actives, &assignment.standbys, &assignment.warmups})
+    for (const Placement& p : *list) ++at[p.client + 1];
+  for (std::size_t c = 0; c < n; ++c) at[c + 1] += at[c];
+  const std::vector<std::size_t> start(at.begin(), at.end());
+  std::vector<Item> items(at[n]);
   std::uint8_t role = 0;
   for (const auto* list : {&assignment.actives, &assignment.standbys, &assignment.warmups}) {
-    for (const Placement& p : *list) items.push_back({p.client, p.thread, p.task, role});
+    for (const Placement& p : *list) items[at[p.client]++] = {p.client, p.thread, p.task, role};
     ++role;
   }
-  std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) {
-    if (a.client != b.client) return a.client < b.client;
-    return a.thread != b.thread ? a.thread < b.thread : a.task < b.task;
-  });
+  for (std::size_t c = 0; c < n; ++c)
+    std::sort(items.begin() + static_cast<std::ptrdiff_t>(start[c]), items.begin() + static_cast<std::ptrdiff_t>(start[c + 1]),
+              [](const Item& a, const Item& b) { return a.thread != b.thread ? a.thread < b.thread : a.task < b.task; });
   for (ClientIndex c = 0; c < n; ++c) out.clients[c].thread_count = cluster.clients[c].threads;
   std::vector<std::string> names;
   for (std::size_t i = 0; i < items.size();) {
