@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
+#include <span>
 #include <string_view>
 
 namespace assignor::legacy_sticky {
@@ -56,7 +58,8 @@ class Assignor {
         draft_(draft),
         n_(cluster.client_count()),
         held_(cluster.client_count()),
-        pair_holders_(cluster.task_count()) {
+        pair_holders_(cluster.task_count()),
+        mark_(cluster.client_count(), 0) {
     // The clients map (a HashMap<ProcessId, ClientState>, filled in process id order).
     JavaHashOrder clients;
     for (ClientIndex c = 0; c < n_; ++c) clients.put(c, hash_[c]);
@@ -70,6 +73,7 @@ class Assignor {
     std::uint64_t capacity = 0;
     for (const Client& c : cluster_.clients) capacity += c.threads;
     if (capacity == 0 || n_ == 0) return;
+    index_capacity();
     const std::uint64_t per_thread = cluster_.task_count() / capacity;
     auto under_quota = [&](ClientIndex c) {
       return draft_.active_count(c) < std::uint64_t{cluster_.clients[c].threads} * per_thread;
@@ -99,7 +103,10 @@ class Assignor {
     // 3. The rest in task order, by findClient over every client.
     std::sort(rest.begin(), rest.end());
     for (TaskIndex t : rest) assign(t, find_client(t, clients_order_), true);
-    if (options_.between_steps) options_.between_steps(draft_, Step::actives_placed);
+    if (options_.between_steps) {
+      options_.between_steps(draft_, Step::actives_placed);
+      index_capacity();  // counts are kept, but the set's order must not go stale
+    }
     // 4. Standbys of the tasks with a changelog (a HashSet of them, in its order).
     if (draft_.standbys_per_task() == 0) return;
     JavaHashOrder stateful;
@@ -166,9 +173,17 @@ class Assignor {
   void clients_without(TaskIndex t, std::vector<ClientIndex>& out) {
     const std::size_t holders = (draft_.active(t) != kNoClient ? 1 : 0) + draft_.standby_count(t);
     const std::vector<ClientIndex>& order = order_for_bins(grown_bins(n_ - holders));
+    const ClientIndex active = draft_.active(t);
+    const std::span<const ClientIndex> standbys = draft_.standby_slots(t);
+    if (active != kNoClient) mark_[active] = 1;
+    for (ClientIndex c : standbys)
+      if (c != kNoClient) mark_[c] = 1;
     out.clear();
     for (ClientIndex c : order)
-      if (!draft_.holds(t, c)) out.push_back(c);
+      if (!mark_[c]) out.push_back(c);
+    if (active != kNoClient) mark_[active] = 0;
+    for (ClientIndex c : standbys)
+      if (c != kNoClient) mark_[c] = 0;
   }
 
   // Every client in the order of a HashSet with `bins` bins filled in clients map order.
@@ -190,11 +205,22 @@ class Assignor {
     const int l = compare_load(held(a), cluster_.clients[a].threads, held(b), cluster_.clients[b].threads);
     return l != 0 ? l < 0 : cluster_.clients[a].threads > cluster_.clients[b].threads;
   }
+  // Some client has more available capacity than c: the most available one has (kept in
+  // by_capacity_, ordered by more_available).
   bool should_balance_load(ClientIndex c) const {
     if (held(c) < cluster_.clients[c].threads) return false;  // !reachedCapacity
-    for (ClientIndex o = 0; o < n_; ++o)
-      if (more_available(o, c)) return true;
-    return false;
+    return more_available(*by_capacity_.begin(), c);
+  }
+  struct MoreAvailable {
+    const Assignor* self;
+    bool operator()(ClientIndex a, ClientIndex b) const {
+      if (self->more_available(a, b)) return true;
+      return !self->more_available(b, a) && a < b;
+    }
+  };
+  void index_capacity() {
+    by_capacity_.clear();
+    for (ClientIndex c = 0; c < n_; ++c) by_capacity_.insert(c);
   }
 
   // TaskPairs.hasNewPair(t, assignedTasks(c)): a task of c that t never shared a client with. A
@@ -256,8 +282,10 @@ class Assignor {
     // TaskPairs.addPairs(t, assignedTasks(c)): count the pairs no client formed before.
     for (TaskIndex x : held_[c])
       if (!shared(t, x)) ++pairs_;
+    by_capacity_.erase(c);
     if (active) draft_.set_active(t, c);
     else draft_.add_standby(t, c);
+    by_capacity_.insert(c);
     held_[c].push_back(t);
     pair_holders_[t].push_back(c);
   }
@@ -276,6 +304,8 @@ class Assignor {
   std::vector<std::vector<TaskIndex>> held_;          // per client: tasks held (active and standby)
   std::vector<std::vector<ClientIndex>> pair_holders_;  // per task: clients holding it
   std::uint64_t pairs_ = 0, max_pairs_ = 0;
+  std::set<ClientIndex, MoreAvailable> by_capacity_{MoreAvailable{this}};  // most available first
+  std::vector<std::uint8_t> mark_;                                           // scratch, per client
 };
 
 }  // namespace
