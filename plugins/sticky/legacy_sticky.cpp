@@ -5,8 +5,8 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <set>
-#include <span>
 #include <string_view>
 
 namespace assignor::legacy_sticky {
@@ -58,7 +58,8 @@ class Assignor {
         draft_(draft),
         n_(cluster.client_count()),
         held_(cluster.client_count()),
-        pair_holders_(cluster.task_count()),
+        first_active_(cluster.task_count(), kNoClient),
+        standby_of_(cluster.task_count()),
         mark_(cluster.client_count(), 0) {
     // The clients map (a HashMap<ProcessId, ClientState>, filled in process id order).
     JavaHashOrder clients;
@@ -73,7 +74,7 @@ class Assignor {
     std::uint64_t capacity = 0;
     for (const Client& c : cluster_.clients) capacity += c.threads;
     if (capacity == 0 || n_ == 0) return;
-    index_capacity();
+    views_.push_back(std::make_unique<View>(*this, clients_order_));
     const std::uint64_t per_thread = cluster_.task_count() / capacity;
     auto under_quota = [&](ClientIndex c) {
       return draft_.active_count(c) < std::uint64_t{cluster_.clients[c].threads} * per_thread;
@@ -102,22 +103,27 @@ class Assignor {
     }
     // 3. The rest in task order, by findClient over every client.
     std::sort(rest.begin(), rest.end());
-    for (TaskIndex t : rest) assign(t, find_client(t, clients_order_), true);
+    for (TaskIndex t : rest) assign(t, find_client(t, *views_.front(), n_), true);
     if (options_.between_steps) {
       options_.between_steps(draft_, Step::actives_placed);
-      index_capacity();  // counts are kept, but the set's order must not go stale
+      after_actives_moved();
     }
     // 4. Standbys of the tasks with a changelog (a HashSet of them, in its order).
     if (draft_.standbys_per_task() == 0) return;
     JavaHashOrder stateful;
     for (TaskIndex t = 0; t < cluster_.task_count(); ++t)
       if (cluster_.tasks[t].has_logged_store) stateful.put(t, task_hash(t));
-    std::vector<ClientIndex> without;
     for (TaskIndex t : stateful.order()) {
       for (std::uint32_t i = 0; i < draft_.standbys_wanted(); ++i) {
-        clients_without(t, without);
-        if (without.empty()) break;  // Kafka logs "Unable to assign ... standby" and moves on
-        assign(t, find_client(t, without), false);
+        std::size_t size = 0;
+        const View* without = clients_without(t, size);
+        if (without == nullptr) {  // Kafka logs "Unable to assign ... standby" and moves on
+          unmark_holders(t);
+          break;
+        }
+        const ClientIndex c = find_client(t, *without, size);
+        unmark_holders(t);
+        assign(t, c, false);
       }
     }
     if (options_.between_steps) options_.between_steps(draft_, Step::standbys_placed);
@@ -169,34 +175,100 @@ class Assignor {
     return {standby_holders_.begin() + standby_begin_[t], standby_holders_.begin() + standby_begin_[t + 1]};
   }
 
-  // The clients without the task: a HashSet<ProcessId> filled in clients map order.
-  void clients_without(TaskIndex t, std::vector<ClientIndex>& out) {
-    const std::size_t holders = (draft_.active(t) != kNoClient ? 1 : 0) + draft_.standby_count(t);
-    const std::vector<ClientIndex>& order = order_for_bins(grown_bins(n_ - holders));
-    const ClientIndex active = draft_.active(t);
-    const std::span<const ClientIndex> standbys = draft_.standby_slots(t);
-    if (active != kNoClient) mark_[active] = 1;
-    for (ClientIndex c : standbys)
-      if (c != kNoClient) mark_[c] = 1;
-    out.clear();
-    for (ClientIndex c : order)
-      if (!mark_[c]) out.push_back(c);
-    if (active != kNoClient) mark_[active] = 0;
-    for (ClientIndex c : standbys)
-      if (c != kNoClient) mark_[c] = 0;
-  }
+  // What findClient is given: every client in the iteration order of a HashMap or HashSet of them,
+  // minus the clients marked in mark_ (the task's holders, when placing a standby). Each view keeps
+  // its clients by available capacity (ClientState.hasMoreAvailableCapacityThan, then position) and
+  // the positions of the clients holding no task, so that findLeastLoaded's scan, whose answer is
+  // the first client without a task, else the first (in order) of the most available clients that
+  // passes its test, becomes a walk from the front of those sets.
+  class View {
+   public:
+    View(const Assignor& self, std::vector<ClientIndex> order)
+        : order_(std::move(order)), position_(order_.size()), by_capacity_(ByCapacity{&self, this}) {
+      for (std::uint32_t i = 0; i < order_.size(); ++i) position_[order_[i]] = i;
+      fill(self);
+    }
+    void fill(const Assignor& self) {
+      by_capacity_.clear();
+      empty_.clear();
+      for (ClientIndex c : order_) {
+        by_capacity_.insert(c);
+        if (self.held(c) == 0) empty_.insert(position_[c]);
+      }
+    }
+    // Around a change of c's counts: out of the capacity order before, back in after.
+    void before_change(ClientIndex c) { by_capacity_.erase(c); }
+    void after_change(ClientIndex c) {
+      by_capacity_.insert(c);
+      empty_.erase(position_[c]);
+    }
+    const std::vector<ClientIndex>& order() const { return order_; }
+    ClientIndex most_available() const { return *by_capacity_.begin(); }
 
-  // Every client in the order of a HashSet with `bins` bins filled in clients map order.
-  const std::vector<ClientIndex>& order_for_bins(std::size_t bins) {
-    auto it = order_by_bins_.find(bins);
-    if (it != order_by_bins_.end()) return it->second;
+    ClientIndex find_least_loaded(const Assignor& self, TaskIndex t, bool check_pairs) const {
+      for (std::uint32_t p : empty_)
+        if (!self.mark_[order_[p]]) return order_[p];
+      if (check_pairs && self.pairs_ == self.max_pairs_) return kNoClient;  // hasNewPair is false for all
+      for (ClientIndex c : by_capacity_) {
+        if (self.mark_[c]) continue;
+        if (!check_pairs || self.has_new_pair(t, c)) return c;
+      }
+      return kNoClient;
+    }
+
+   private:
+    struct ByCapacity {
+      const Assignor* self;
+      const View* view;
+      bool operator()(ClientIndex a, ClientIndex b) const {
+        if (self->more_available(a, b)) return true;
+        if (self->more_available(b, a)) return false;
+        return view->position_[a] < view->position_[b];
+      }
+    };
+    std::vector<ClientIndex> order_;
+    std::vector<std::uint32_t> position_;  // per client
+    std::set<ClientIndex, ByCapacity> by_capacity_;
+    std::set<std::uint32_t> empty_;  // positions of the clients holding no task
+  };
+
+  // findClientsWithoutAssignedTask: a HashSet<ProcessId> filled in clients map order, as a view with
+  // the task's holders marked (the caller clears the marks with unmark_holders). nullptr when every
+  // client holds the task.
+  const View* clients_without(TaskIndex t, std::size_t& size) {
+    const std::size_t holders = mark_holders(t);
+    size = n_ - holders;
+    if (size == 0) return nullptr;
+    const std::size_t bins = grown_bins(n_ - holders);
+    auto it = view_by_bins_.find(bins);
+    if (it != view_by_bins_.end()) return views_[it->second].get();
     std::vector<ClientIndex> order = clients_order_;
     auto spread = [&](ClientIndex c) {
       const auto h = static_cast<std::uint32_t>(hash_[c]);
       return (h ^ (h >> 16)) & (bins - 1);
     };
     std::stable_sort(order.begin(), order.end(), [&](ClientIndex a, ClientIndex b) { return spread(a) < spread(b); });
-    return order_by_bins_.emplace(bins, std::move(order)).first->second;
+    views_.push_back(std::make_unique<View>(*this, std::move(order)));
+    view_by_bins_.emplace(bins, static_cast<std::uint32_t>(views_.size() - 1));
+    return views_.back().get();
+  }
+  std::size_t mark_holders(TaskIndex t) {
+    std::size_t holders = 0;
+    if (draft_.active(t) != kNoClient) {
+      mark_[draft_.active(t)] = 1;
+      ++holders;
+    }
+    for (ClientIndex c : draft_.standby_slots(t))
+      if (c != kNoClient) {
+        mark_[c] = 1;
+        ++holders;
+      }
+    return holders;
+  }
+  void unmark_holders(TaskIndex t) {
+    if (draft_.active(t) != kNoClient) mark_[draft_.active(t)] = 0;
+    for (ClientIndex c : draft_.standby_slots(t))
+      if (c != kNoClient) mark_[c] = 0;
   }
 
   std::uint32_t held(ClientIndex c) const { return draft_.active_count(c) + draft_.standby_count_of(c); }
@@ -205,39 +277,39 @@ class Assignor {
     const int l = compare_load(held(a), cluster_.clients[a].threads, held(b), cluster_.clients[b].threads);
     return l != 0 ? l < 0 : cluster_.clients[a].threads > cluster_.clients[b].threads;
   }
-  // Some client has more available capacity than c: the most available one has (kept in
-  // by_capacity_, ordered by more_available).
+  // shouldBalanceLoad: reached capacity, and some client has more available capacity (the most
+  // available one does).
   bool should_balance_load(ClientIndex c) const {
     if (held(c) < cluster_.clients[c].threads) return false;  // !reachedCapacity
-    return more_available(*by_capacity_.begin(), c);
-  }
-  struct MoreAvailable {
-    const Assignor* self;
-    bool operator()(ClientIndex a, ClientIndex b) const {
-      if (self->more_available(a, b)) return true;
-      return !self->more_available(b, a) && a < b;
-    }
-  };
-  void index_capacity() {
-    by_capacity_.clear();
-    for (ClientIndex c = 0; c < n_; ++c) by_capacity_.insert(c);
+    return more_available(views_.front()->most_available(), c);
   }
 
-  // TaskPairs.hasNewPair(t, assignedTasks(c)): a task of c that t never shared a client with. A
-  // pair exists exactly when some client holds both tasks (tasks are only ever added).
+  // TaskPairs.hasNewPair(t, assignedTasks(c)): a task c holds that t never formed a pair with.
   bool has_new_pair(TaskIndex t, ClientIndex c) const {
     if (pairs_ == max_pairs_) return false;
+    if (holds_nothing(t)) return !held_[c].empty();  // no pair with t exists yet
     for (TaskIndex x : held_[c])
-      if (!shared(t, x)) return true;
+      if (!paired(t, x)) return true;
     return false;
   }
-  bool shared(TaskIndex a, TaskIndex b) const {
-    for (ClientIndex c : pair_holders_[a])
-      for (ClientIndex d : pair_holders_[b])
+  // Whether TaskPairs holds the pair: Kafka adds a pair when one task of it is assigned to a client
+  // holding the other (addPairs before every assignment). While the actives are placed, that is
+  // "both were placed on one client"; Kafka's rack-aware step then moves actives without adding
+  // pairs, and a standby placed next pairs with what its client holds now: the client's actives
+  // after the move and the standbys placed so far.
+  bool paired(TaskIndex a, TaskIndex b) const {
+    if (first_active_[a] != kNoClient && first_active_[a] == first_active_[b]) return true;
+    for (ClientIndex c : standby_of_[a]) {
+      if (c == draft_.active(b)) return true;
+      for (ClientIndex d : standby_of_[b])
         if (c == d) return true;
+    }
+    for (ClientIndex c : standby_of_[b])
+      if (c == draft_.active(a)) return true;
     return false;
   }
 
+  // findLeastLoaded over a short list (previous standby holders), scanned as Kafka scans it.
   ClientIndex find_least_loaded(TaskIndex t, const std::vector<ClientIndex>& within, bool check_pairs) const {
     ClientIndex best = kNoClient;
     for (ClientIndex c : within) {
@@ -251,43 +323,61 @@ class Assignor {
     const ClientIndex c = find_least_loaded(t, within, true);
     return c != kNoClient ? c : find_least_loaded(t, within, false);
   }
+  ClientIndex least_loaded(TaskIndex t, const View& within) const {
+    const ClientIndex c = within.find_least_loaded(*this, t, true);
+    return c != kNoClient ? c : within.find_least_loaded(*this, t, false);
+  }
   // findLeastLoadedClientWithPreviousStandByTask: the standby holders (new HashSet<>(ids)) that are
-  // among `within`, least loaded.
-  ClientIndex least_loaded_standby_holder(TaskIndex t, const std::vector<ClientIndex>& within) const {
+  // within the view, least loaded.
+  ClientIndex least_loaded_standby_holder(TaskIndex t) const {
     if (standby_begin_[t] == standby_begin_[t + 1]) return kNoClient;
     const std::vector<ClientIndex> ids = standby_holders_order(t);
     std::vector<ClientIndex> constrained = small_set_order(ids, hash_, JavaHashOrder::copy_of(ids.size()));
-    constrained.erase(std::remove_if(constrained.begin(), constrained.end(),
-                                     [&](ClientIndex c) {
-                                       return std::find(within.begin(), within.end(), c) == within.end();
-                                     }),
+    constrained.erase(std::remove_if(constrained.begin(), constrained.end(), [&](ClientIndex c) { return mark_[c] != 0; }),
                       constrained.end());
     return least_loaded(t, constrained);
   }
-  ClientIndex find_client(TaskIndex t, const std::vector<ClientIndex>& within) const {
-    if (within.size() == 1) return within.front();
+  ClientIndex find_client(TaskIndex t, const View& within, std::size_t size) const {
+    if (size == 1)
+      for (ClientIndex c : within.order())
+        if (!mark_[c]) return c;
     ClientIndex previous = previous_owner_[t];
-    if (previous == kNoClient || std::find(within.begin(), within.end(), previous) == within.end())
-      previous = least_loaded_standby_holder(t, within);
+    if (previous == kNoClient || mark_[previous]) previous = least_loaded_standby_holder(t);
     if (previous == kNoClient) return least_loaded(t, within);
     if (should_balance_load(previous)) {
-      const ClientIndex standby = least_loaded_standby_holder(t, within);
+      const ClientIndex standby = least_loaded_standby_holder(t);
       if (standby == kNoClient || should_balance_load(standby)) return least_loaded(t, within);
       return standby;
     }
     return previous;
   }
 
+  bool holds_nothing(TaskIndex t) const { return first_active_[t] == kNoClient && standby_of_[t].empty(); }
+
   void assign(TaskIndex t, ClientIndex c, bool active) {
-    // TaskPairs.addPairs(t, assignedTasks(c)): count the pairs no client formed before.
-    for (TaskIndex x : held_[c])
-      if (!shared(t, x)) ++pairs_;
-    by_capacity_.erase(c);
-    if (active) draft_.set_active(t, c);
-    else draft_.add_standby(t, c);
-    by_capacity_.insert(c);
+    // TaskPairs.addPairs(t, assignedTasks(c)): count the pairs it did not hold yet.
+    if (holds_nothing(t)) pairs_ += held_[c].size();
+    else
+      for (TaskIndex x : held_[c])
+        if (!paired(t, x)) ++pairs_;
+    for (const auto& v : views_) v->before_change(c);
+    if (active) {
+      draft_.set_active(t, c);
+      first_active_[t] = c;
+    } else {
+      draft_.add_standby(t, c);
+      standby_of_[t].push_back(c);
+    }
+    for (const auto& v : views_) v->after_change(c);
     held_[c].push_back(t);
-    pair_holders_[t].push_back(c);
+  }
+
+  // After Kafka's rack-aware step moved actives: what each client holds now, and the views' orders.
+  void after_actives_moved() {
+    for (auto& tasks : held_) tasks.clear();
+    for (TaskIndex t = 0; t < cluster_.task_count(); ++t)
+      if (draft_.active(t) != kNoClient) held_[draft_.active(t)].push_back(t);
+    for (const auto& v : views_) v->fill(*this);
   }
 
   const Cluster& cluster_;
@@ -296,16 +386,17 @@ class Assignor {
   AssignmentDraft& draft_;
   const std::size_t n_;
   std::vector<ClientIndex> clients_order_;
-  std::map<std::size_t, std::vector<ClientIndex>> order_by_bins_;
+  std::vector<std::unique_ptr<View>> views_;  // views_[0]: the clients map's order
+  std::map<std::size_t, std::uint32_t> view_by_bins_;
   std::vector<ClientIndex> previous_owner_;
   std::vector<TaskIndex> previous_active_order_;
   std::vector<std::uint32_t> standby_begin_;
   std::vector<ClientIndex> standby_holders_;
-  std::vector<std::vector<TaskIndex>> held_;          // per client: tasks held (active and standby)
-  std::vector<std::vector<ClientIndex>> pair_holders_;  // per task: clients holding it
+  std::vector<std::vector<TaskIndex>> held_;  // per client: assignedTasks()
+  std::vector<ClientIndex> first_active_;     // per task: the client it was assigned to as active
+  std::vector<std::vector<ClientIndex>> standby_of_;  // per task: the clients it was assigned to as standby
   std::uint64_t pairs_ = 0, max_pairs_ = 0;
-  std::set<ClientIndex, MoreAvailable> by_capacity_{MoreAvailable{this}};  // most available first
-  std::vector<std::uint8_t> mark_;                                           // scratch, per client
+  std::vector<std::uint8_t> mark_;  // per client: a holder of the task being placed
 };
 
 }  // namespace
