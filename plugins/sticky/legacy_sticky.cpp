@@ -58,8 +58,7 @@ class Assignor {
         draft_(draft),
         n_(cluster.client_count()),
         held_(cluster.client_count()),
-        first_active_(cluster.task_count(), kNoClient),
-        standby_of_(cluster.task_count()),
+        holding_(cluster.task_count()),
         mark_(cluster.client_count(), 0) {
     // The clients map (a HashMap<ProcessId, ClientState>, filled in process id order).
     JavaHashOrder clients;
@@ -74,7 +73,6 @@ class Assignor {
     std::uint64_t capacity = 0;
     for (const Client& c : cluster_.clients) capacity += c.threads;
     if (capacity == 0 || n_ == 0) return;
-    views_.push_back(std::make_unique<View>(*this, clients_order_));
     const std::uint64_t per_thread = cluster_.task_count() / capacity;
     auto under_quota = [&](ClientIndex c) {
       return draft_.active_count(c) < std::uint64_t{cluster_.clients[c].threads} * per_thread;
@@ -103,13 +101,18 @@ class Assignor {
     }
     // 3. The rest in task order, by findClient over every client.
     std::sort(rest.begin(), rest.end());
+    // Views exist from here on (steps 1 and 2 ask findClient nothing).
+    views_.push_back(std::make_unique<View>(*this, clients_order_));
     for (TaskIndex t : rest) assign(t, find_client(t, *views_.front(), n_), true);
     if (options_.between_steps) {
       options_.between_steps(draft_, Step::actives_placed);
       after_actives_moved();
     }
-    // 4. Standbys of the tasks with a changelog (a HashSet of them, in its order).
+    // 4. Standbys of the tasks with a changelog (a HashSet of them, in its order). Only the
+    // clients-without views are asked from here on (any view answers shouldBalanceLoad).
     if (draft_.standbys_per_task() == 0) return;
+    views_.clear();
+    view_by_bins_.clear();
     JavaHashOrder stateful;
     for (TaskIndex t = 0; t < cluster_.task_count(); ++t)
       if (cluster_.tasks[t].has_logged_store) stateful.put(t, task_hash(t));
@@ -165,9 +168,14 @@ class Assignor {
     for (TaskIndex t = 0; t < cluster_.task_count(); ++t)
       standby_begin_[t + 1] = standby_begin_[t] + static_cast<std::uint32_t>(standby_holders[t].size());
     standby_holders_.reserve(standby_begin_.back());
+    standby_holders_copy_.reserve(standby_begin_.back());
     for (TaskIndex t = 0; t < cluster_.task_count(); ++t) {
       if (standby_holders[t].size() > 1) standby_holders[t] = small_set_order(standby_holders[t], hash_, JavaHashOrder());
       standby_holders_.insert(standby_holders_.end(), standby_holders[t].begin(), standby_holders[t].end());
+      // findLeastLoadedClientWithPreviousStandByTask iterates new HashSet<>(ids), a copy.
+      if (standby_holders[t].size() > 1)
+        standby_holders[t] = small_set_order(standby_holders[t], hash_, JavaHashOrder::copy_of(standby_holders[t].size()));
+      standby_holders_copy_.insert(standby_holders_copy_.end(), standby_holders[t].begin(), standby_holders[t].end());
     }
   }
 
@@ -281,7 +289,7 @@ class Assignor {
   // available one does).
   bool should_balance_load(ClientIndex c) const {
     if (held(c) < cluster_.clients[c].threads) return false;  // !reachedCapacity
-    return more_available(views_.front()->most_available(), c);
+    return more_available(views_.back()->most_available(), c);
   }
 
   // TaskPairs.hasNewPair(t, assignedTasks(c)): a task c holds that t never formed a pair with.
@@ -298,15 +306,32 @@ class Assignor {
   // pairs, and a standby placed next pairs with what its client holds now: the client's actives
   // after the move and the standbys placed so far.
   bool paired(TaskIndex a, TaskIndex b) const {
-    if (first_active_[a] != kNoClient && first_active_[a] == first_active_[b]) return true;
-    for (ClientIndex c : standby_of_[a]) {
-      if (c == draft_.active(b)) return true;
-      for (ClientIndex d : standby_of_[b])
-        if (c == d) return true;
+    const Holding& x = holding_[a];
+    const Holding& y = holding_[b];
+    if (x.first_active != kNoClient && x.first_active == y.first_active) return true;
+    if (x.standbys == 0 && y.standbys == 0) return false;
+    const ClientIndex* sx = standbys_of(a);
+    const ClientIndex* sy = standbys_of(b);
+    for (std::uint32_t i = 0; i < x.standbys; ++i) {
+      if (sx[i] == y.active) return true;
+      for (std::uint32_t j = 0; j < y.standbys; ++j)
+        if (sx[i] == sy[j]) return true;
     }
-    for (ClientIndex c : standby_of_[b])
-      if (c == draft_.active(a)) return true;
+    for (std::uint32_t j = 0; j < y.standbys; ++j)
+      if (sy[j] == x.active) return true;
     return false;
+  }
+  // Per task, in one record (paired() reads two of them per comparison): the client it was first
+  // assigned to as active, its active now, and the clients it was assigned to as standby (the first
+  // two inline).
+  struct Holding {
+    ClientIndex first_active = kNoClient;
+    ClientIndex active = kNoClient;
+    std::uint32_t standbys = 0;
+    ClientIndex inline_standbys[2] = {kNoClient, kNoClient};
+  };
+  const ClientIndex* standbys_of(TaskIndex t) const {
+    return holding_[t].standbys <= 2 ? holding_[t].inline_standbys : more_standbys_.at(t).data();
   }
 
   // findLeastLoaded over a short list (previous standby holders), scanned as Kafka scans it.
@@ -331,11 +356,10 @@ class Assignor {
   // within the view, least loaded.
   ClientIndex least_loaded_standby_holder(TaskIndex t) const {
     if (standby_begin_[t] == standby_begin_[t + 1]) return kNoClient;
-    const std::vector<ClientIndex> ids = standby_holders_order(t);
-    std::vector<ClientIndex> constrained = small_set_order(ids, hash_, JavaHashOrder::copy_of(ids.size()));
-    constrained.erase(std::remove_if(constrained.begin(), constrained.end(), [&](ClientIndex c) { return mark_[c] != 0; }),
-                      constrained.end());
-    return least_loaded(t, constrained);
+    constrained_.clear();
+    for (std::uint32_t i = standby_begin_[t]; i < standby_begin_[t + 1]; ++i)
+      if (!mark_[standby_holders_copy_[i]]) constrained_.push_back(standby_holders_copy_[i]);
+    return least_loaded(t, constrained_);
   }
   ClientIndex find_client(TaskIndex t, const View& within, std::size_t size) const {
     if (size == 1)
@@ -352,7 +376,7 @@ class Assignor {
     return previous;
   }
 
-  bool holds_nothing(TaskIndex t) const { return first_active_[t] == kNoClient && standby_of_[t].empty(); }
+  bool holds_nothing(TaskIndex t) const { return holding_[t].first_active == kNoClient && holding_[t].standbys == 0; }
 
   void assign(TaskIndex t, ClientIndex c, bool active) {
     // TaskPairs.addPairs(t, assignedTasks(c)): count the pairs it did not hold yet.
@@ -363,10 +387,18 @@ class Assignor {
     for (const auto& v : views_) v->before_change(c);
     if (active) {
       draft_.set_active(t, c);
-      first_active_[t] = c;
+      holding_[t].first_active = holding_[t].active = c;
     } else {
       draft_.add_standby(t, c);
-      standby_of_[t].push_back(c);
+      Holding& h = holding_[t];
+      if (h.standbys < 2) {
+        h.inline_standbys[h.standbys] = c;
+      } else {
+        std::vector<ClientIndex>& more = more_standbys_[t];
+        if (more.empty()) more.assign(h.inline_standbys, h.inline_standbys + 2);
+        more.push_back(c);
+      }
+      ++h.standbys;
     }
     for (const auto& v : views_) v->after_change(c);
     held_[c].push_back(t);
@@ -375,8 +407,10 @@ class Assignor {
   // After Kafka's rack-aware step moved actives: what each client holds now, and the views' orders.
   void after_actives_moved() {
     for (auto& tasks : held_) tasks.clear();
-    for (TaskIndex t = 0; t < cluster_.task_count(); ++t)
+    for (TaskIndex t = 0; t < cluster_.task_count(); ++t) {
+      holding_[t].active = draft_.active(t);
       if (draft_.active(t) != kNoClient) held_[draft_.active(t)].push_back(t);
+    }
     for (const auto& v : views_) v->fill(*this);
   }
 
@@ -391,10 +425,12 @@ class Assignor {
   std::vector<ClientIndex> previous_owner_;
   std::vector<TaskIndex> previous_active_order_;
   std::vector<std::uint32_t> standby_begin_;
-  std::vector<ClientIndex> standby_holders_;
+  std::vector<ClientIndex> standby_holders_;       // per task (CSR): its HashSet's order
+  std::vector<ClientIndex> standby_holders_copy_;  // the same, in the order of a copy of that set
+  mutable std::vector<ClientIndex> constrained_;   // scratch
   std::vector<std::vector<TaskIndex>> held_;  // per client: assignedTasks()
-  std::vector<ClientIndex> first_active_;     // per task: the client it was assigned to as active
-  std::vector<std::vector<ClientIndex>> standby_of_;  // per task: the clients it was assigned to as standby
+  std::vector<Holding> holding_;  // per task
+  std::map<TaskIndex, std::vector<ClientIndex>> more_standbys_;  // all standby clients of a task with more than two
   std::uint64_t pairs_ = 0, max_pairs_ = 0;
   std::vector<std::uint8_t> mark_;  // per client: a holder of the task being placed
 };

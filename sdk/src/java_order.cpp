@@ -173,10 +173,28 @@ std::vector<std::uint32_t> JavaHashOrder::order() const {
   for (const Entry& e : entries_)
     if (e.live) live.push_back(&e);
   const std::size_t mask = bins_ == 0 ? 0 : bins_ - 1;
-  std::sort(live.begin(), live.end(), [mask](const Entry* a, const Entry* b) {
-    const std::size_t ba = a->spread & mask, bb = b->spread & mask;
-    return ba != bb ? ba < bb : a->sequence < b->sequence;
-  });
+  auto by_sequence = [](const Entry* a, const Entry* b) { return a->sequence < b->sequence; };
+  if (bins_ != 0 && bins_ <= 4 * live.size() + 64) {
+    // By bin (counting sort), then each bin's few entries by position in it.
+    std::vector<std::uint32_t> at(bins_ + 1, 0);
+    for (const Entry* e : live) ++at[(e->spread & mask) + 1];
+    for (std::size_t b = 0; b < bins_; ++b) at[b + 1] += at[b];
+    std::vector<const Entry*> sorted(live.size());
+    for (const Entry* e : live) sorted[at[e->spread & mask]++] = e;
+    std::size_t first = 0;
+    for (std::size_t b = 0; b < bins_; ++b) {
+      const std::size_t last = at[b];
+      if (last - first > 1) std::sort(sorted.begin() + static_cast<std::ptrdiff_t>(first),
+                                      sorted.begin() + static_cast<std::ptrdiff_t>(last), by_sequence);
+      first = last;
+    }
+    live.swap(sorted);
+  } else {
+    std::sort(live.begin(), live.end(), [mask](const Entry* a, const Entry* b) {
+      const std::size_t ba = a->spread & mask, bb = b->spread & mask;
+      return ba != bb ? ba < bb : a->sequence < b->sequence;
+    });
+  }
   std::vector<std::uint32_t> out;
   out.reserve(live.size());
   for (const Entry* e : live) out.push_back(e->key);

@@ -81,7 +81,7 @@ class JavaHashOrder {
   std::size_t bins() const noexcept { return bins_; }
   bool treeified() const noexcept { return treeified_; }
 
-  // The keys in iteration order. O(n log n).
+  // The keys in iteration order. O(n + bins) (O(n log n) when the table is much larger than n).
   std::vector<std::uint32_t> order() const;
 
  private:
