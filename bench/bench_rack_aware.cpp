@@ -10,6 +10,18 @@
 //   counters: cross_rack_traffic of each, the reduction, and whether every client holds as many
 //   actives, standbys and warmups under both (equal_counts = 1).
 //
+// kafka/high_availability/<rack strategy>/<tasks>x<clients> (3,000 x 40 and 10k x 100, scale-out):
+//   the high_availability strategy (Kafka's HighAvailabilityTaskAssignor with Kafka's own
+//   RackAwareTaskAssignor: its graphs and its cycle-cancelling min-cost flow, kafka_rack_aware.hpp)
+//   with rack_aware.strategy set, the whole strategy call timed. Counters: cross-rack traffic without
+//   and with rack awareness.
+// kafka/flow/<rack strategy>/<set>/<tasks>x<clients>: Kafka's optimizeActiveTasks alone on the
+//   stateful (traffic 10, non-overlap 1) or stateless (1, 0) actives of high_availability's
+//   assignment without racks (its actives only: Kafka optimises them before placing standbys). Counters: kafka_cost
+//   (Kafka's total cost after cycle cancelling), cycles cancelled, and for min_traffic lemon_cost:
+//   the optimum of the same problem by the SDK's LEMON optimiser (respect_lags false, Kafka's
+//   stateful set), which the cancelled flow must reach (kafka_cost == lemon_cost).
+//
 //   build/bench/bench_rack_aware --benchmark_filter='optimizer/.*/10000x100'
 #include <benchmark/benchmark.h>
 
@@ -27,6 +39,7 @@
 #include "assignor/rack_aware.hpp"
 #include "assignor/scenario.hpp"
 #include "assignor/validation.hpp"
+#include "kafka_rack_aware.hpp"
 
 namespace {
 
@@ -148,6 +161,67 @@ void strategies(benchmark::State& state, ScenarioKind kind, Size size) {
   state.counters["mt_moves"] = static_cast<double>(mmt.active_moves);
 }
 
+AssignmentSettings kafka_settings(RackAwareStrategy strategy) {
+  AssignmentSettings s = settings();
+  s.rack_aware.strategy = strategy;
+  return s;
+}
+
+void kafka_ha(benchmark::State& state, RackAwareStrategy strategy, Size size) {
+  const Cluster& cluster = cluster_for(ScenarioKind::scale_out, size);
+  const AssignmentSettings plain = settings(), racked = kafka_settings(strategy);
+  const LagModel lags(cluster, plain);
+  Assignment a;
+  for (auto _ : state) {
+    const LagModel fresh(cluster, racked);
+    a = run("high_availability", cluster, racked, fresh);
+    benchmark::DoNotOptimize(a.actives.data());
+  }
+  if (!validate(cluster, racked, a).empty()) {
+    state.SkipWithError("high_availability returned an invalid assignment");
+    return;
+  }
+  const Assignment without = run("high_availability", cluster, plain, lags);
+  state.counters["traffic_without"] =
+      static_cast<double>(compute_metrics(cluster, plain, lags, without).cross_rack_traffic.value_or(0));
+  state.counters["traffic_with"] =
+      static_cast<double>(compute_metrics(cluster, racked, lags, a).cross_rack_traffic.value_or(0));
+}
+
+void kafka_flow(benchmark::State& state, RackAwareStrategy strategy, bool stateful, Size size) {
+  const Cluster& cluster = cluster_for(ScenarioKind::scale_out, size);
+  const AssignmentSettings s = settings();
+  const LagModel lags(cluster, s);
+  // The actives alone: Kafka optimises them before any standby is placed.
+  Assignment actives = run("high_availability", cluster, s, lags);
+  actives.standbys.clear();
+  actives.warmups.clear();
+  const AssignmentDraft base = to_draft(cluster, s, actives);
+  const std::vector<TaskIndex> tasks = kafka::tasks_with_changelog(cluster, stateful);
+  const kafka::RackCosts costs = stateful ? kafka::RackCosts{10, 1} : kafka::kStatelessCosts;
+  kafka::RackResult r;
+  for (auto _ : state) {
+    AssignmentDraft draft = base;
+    r = kafka::optimize_actives(cluster, strategy, tasks, costs, draft);
+    benchmark::DoNotOptimize(r.cost);
+  }
+  state.counters["tasks"] = static_cast<double>(tasks.size());
+  state.counters["kafka_cost"] = static_cast<double>(r.cost);
+  state.counters["cycles"] = static_cast<double>(r.cycles);
+  state.counters["moved"] = static_cast<double>(r.moved);
+  if (strategy == RackAwareStrategy::min_traffic) {
+    AssignmentDraft draft = base;
+    RackAwareOptions options;
+    options.tasks = stateful ? RackAwareTasks::stateful_actives : RackAwareTasks::stateless_actives;
+    options.costs = {costs.traffic, costs.non_overlap};
+    options.respect_lags = false;
+    options.stateful_means_logged = true;
+    const RackAwareResult lemon = optimize_rack_aware(cluster, lags, draft, options);
+    state.counters["lemon_cost"] = static_cast<double>(lemon.cost_after);
+    if (lemon.cost_after != r.cost) state.SkipWithError("Kafka's flow and the LEMON optimum differ in total cost");
+  }
+}
+
 std::string label(Size size) { return std::to_string(size.tasks) + "x" + std::to_string(size.clients); }
 
 }  // namespace
@@ -177,6 +251,21 @@ int main(int argc, char** argv) {
       }
       benchmark::RegisterBenchmark(("strategies/" + scenario + "/" + label(size)).c_str(), strategies, kind, size)
           ->Unit(benchmark::kMillisecond);
+    }
+  }
+  const std::pair<const char*, RackAwareStrategy> kafka_strategies[] = {
+      {"min_traffic", RackAwareStrategy::min_traffic}, {"balance_subtopology", RackAwareStrategy::balance_subtopology}};
+  for (Size size : {Size{3'000, 40}, Size{10'000, 100}}) {
+    for (const auto& [name, strategy] : kafka_strategies) {
+      benchmark::RegisterBenchmark(("kafka/high_availability/" + std::string(name) + "/" + label(size)).c_str(),
+                                   kafka_ha, strategy, size)
+          ->Unit(benchmark::kMillisecond);
+      for (bool stateful : {true, false})
+        benchmark::RegisterBenchmark(("kafka/flow/" + std::string(name) + (stateful ? "/stateful/" : "/stateless/") +
+                                      label(size))
+                                         .c_str(),
+                                     kafka_flow, strategy, stateful, size)
+            ->Unit(benchmark::kMillisecond);
     }
   }
   benchmark::Initialize(&argc, argv);

@@ -7,12 +7,14 @@
 //    balanced over threads by Kafka's pairwise passes (balance_over_threads.hpp).
 // 2. num_standby_replicas standbys of each of them, in task order, each on the least-loaded client
 //    (tasks held / threads, ties by id) without a copy; then balanced by the same pairwise passes.
-//    With rack_aware.tags set, standbys are placed tag-aware (KIP-708) and only move between clients
-//    whose tags are equal, as Kafka's isAllowedTaskMovement allows.
+//    With rack_aware.tags set, Kafka's ClientTagAwareStandbyTaskAssignor places them instead
+//    (tag_aware_standbys.hpp), and they only move between clients whose tags are equal, as its
+//    isAllowedTaskMovement allows.
 // 3. With rack_aware.strategy set and rack information on every client and every task's partitions
-//    (Kafka's enabling rule; otherwise off, with a warning), the actives of step 1 and the standbys of
-//    step 2 are re-placed at unchanged per-client counts to cut cross-rack traffic (KIP-925), before
-//    the movement step, as Kafka orders it.
+//    (Kafka's enabling rule; otherwise off, with a warning), Kafka's RackAwareTaskAssignor
+//    (kafka_rack_aware.hpp: its graphs, costs and cycle-cancelling min-cost flow) re-places the actives
+//    of step 1 and the standbys of step 2 at unchanged per-client counts to cut cross-rack traffic
+//    (KIP-925), before the movement step, as Kafka orders it.
 // 4. Kafka's movement step (task_movement.hpp) keeps each stateful active on a caught-up client while
 //    its balanced client warms up, within max_warmup_replicas, and moves standbys off clients that
 //    are not caught up. Lags are Kafka's own (kafka_lags.hpp).
@@ -22,16 +24,18 @@
 // 6. A probing rebalance is requested when any movement was scheduled.
 #include <assignor/balance.hpp>
 #include <assignor/kafka_identity.hpp>
-#include <assignor/log.hpp>
 #include <assignor/plugin.hpp>
 #include <assignor/rack_aware.hpp>
-#include <assignor/tag_standbys.hpp>
+
+#include <cstdint>
 
 #include <string>
 #include <vector>
 
 #include "balance_over_threads.hpp"
 #include "kafka_lags.hpp"
+#include "kafka_rack_aware.hpp"
+#include "tag_aware_standbys.hpp"
 #include "task_movement.hpp"
 
 namespace {
@@ -50,57 +54,6 @@ void deal_round_robin(const Cluster& cluster, AssignmentDraft& draft) {
   }
 }
 
-// The tag-aware standby assignor's isAllowedTaskMovement: every tag of the source has the same value
-// on the destination.
-bool same_tags(const Cluster& cluster, ClientIndex source, ClientIndex destination) {
-  const auto& to = cluster.clients[destination].tags;
-  for (const auto& [key, value] : cluster.clients[source].tags) {
-    auto it = to.find(key);
-    if (it == to.end() || it->second != value) return false;
-  }
-  return true;
-}
-
-// What Kafka's RackAwareTaskAssignor.canEnableRackAwareAssignor would find missing: a client
-// without a rack, a task without partitions, a partition without replica racks ("" if none).
-std::string missing_rack_information(const Cluster& cluster) {
-  for (const Client& c : cluster.clients)
-    if (c.rack == kNoRack) return "client '" + c.id + "' has no rack";
-  for (const Task& task : cluster.tasks) {
-    if (task.partitions.empty()) return "task " + to_string(task.id) + " lists no partitions";
-    for (const PartitionRef& p : task.partitions)
-      if (p.racks.empty())
-        return "partition " + p.topic + "-" + std::to_string(p.partition) + " of task " + to_string(task.id) +
-               " has no replica racks";
-  }
-  return {};
-}
-
-// Rack awareness is on when a strategy is set and nothing is missing; otherwise it is off, and
-// says why once per assignment.
-bool rack_awareness_enabled(const Cluster& cluster, const RackAwareSettings& settings) {
-  if (settings.strategy == RackAwareStrategy::none) return false;
-  const std::string why = missing_rack_information(cluster);
-  if (why.empty()) return true;
-  log(LogLevel::warn, "high_availability: rack awareness is off although rack_aware.strategy is set: " + why +
-                          " (Kafka enables it only when every client and every partition has rack information)");
-  return false;
-}
-
-// Step 3 and the end of step 5: one rack-aware pass over a set of placements, lag-blind as in Kafka.
-void optimize_racks(const Cluster& cluster, const AssignmentSettings& settings, AssignmentDraft& draft,
-                    RackAwareTasks tasks, RackAwareCosts costs) {
-  RackAwareOptions options;
-  options.tasks = tasks;
-  options.strategy = settings.rack_aware.strategy;
-  options.costs = costs;
-  options.tags = settings.rack_aware.tags;
-  options.respect_lags = false;
-  options.stateful_means_logged = true;
-  const LagModel no_lags;  // unused: the pass ignores lags
-  optimize_rack_aware(cluster, no_lags, draft, options);
-}
-
 class HighAvailability final : public Strategy {
  public:
   explicit HighAvailability(const StrategyParams& params) { params.reject_unknown({}); }
@@ -117,13 +70,16 @@ class HighAvailability final : public Strategy {
     AssignmentDraft draft(cluster, settings.num_standby_replicas);
     if (cluster.client_count() == 0) return draft.finish(false);
 
-    const bool racks = rack_awareness_enabled(cluster, settings.rack_aware);
-    const RackAwareCosts costs = rack_aware_costs(settings.rack_aware, kHighAvailabilityRackCosts);
+    const bool racks = kafka::rack_awareness_enabled(cluster, settings.rack_aware, "high_availability");
+    const RackAwareCosts configured = rack_aware_costs(settings.rack_aware, kHighAvailabilityRackCosts);
+    const kafka::RackCosts costs{static_cast<std::int32_t>(configured.traffic),
+                                 static_cast<std::int32_t>(configured.non_overlap)};
+    const RackAwareStrategy strategy = settings.rack_aware.strategy;
 
     deal_round_robin(cluster, draft);
     kafka::TasksByClient actives = kafka::tasks_by_client(draft, BalancedRole::active);
     kafka::balance_tasks_over_threads(draft, BalancedRole::active, actives);
-    if (racks) optimize_racks(cluster, settings, draft, RackAwareTasks::stateful_actives, costs);
+    if (racks) kafka::optimize_actives(cluster, strategy, kafka::tasks_with_changelog(cluster, true), costs, draft);
 
     if (settings.num_standby_replicas > 0) {
       const auto& tags = settings.rack_aware.tags;
@@ -131,23 +87,28 @@ class HighAvailability final : public Strategy {
       if (tags.empty()) {
         place_standbys_least_loaded(cluster, draft);
       } else {
-        place_standbys_tag_aware(cluster, tags, draft);
-        allowed = [&](ClientIndex s, ClientIndex d) { return same_tags(cluster, s, d); };
+        kafka::assign_standbys_tag_aware(cluster, tags, draft);
+        allowed = [&](ClientIndex s, ClientIndex d) { return kafka::same_tags(cluster, s, d); };
       }
       kafka::TasksByClient standbys = kafka::tasks_by_client(draft, BalancedRole::standby);
       kafka::balance_tasks_over_threads(draft, BalancedRole::standby, standbys, allowed);
-      if (racks) optimize_racks(cluster, settings, draft, RackAwareTasks::standbys, costs);
+      if (racks) {
+        kafka::StandbyMovePredicate keeps_tags;
+        if (!tags.empty())
+          keeps_tags = [&](ClientIndex s, ClientIndex d, TaskIndex t) {
+            return kafka::keeps_tag_spread(cluster, tags, draft, s, d, t);
+          };
+        kafka::optimize_standbys(cluster, costs, keeps_tags, draft);
+      }
     }
 
     const kafka::KafkaLags lags(cluster, settings.acceptable_recovery_lag);
     const kafka::Movements movements =
         kafka::assign_task_movements(cluster, lags, draft, settings.max_warmup_replicas);
 
-    std::vector<TaskIndex> others;
-    for (TaskIndex t = 0; t < cluster.task_count(); ++t)
-      if (!cluster.tasks[t].has_logged_store) others.push_back(t);
+    const std::vector<TaskIndex> others = kafka::tasks_with_changelog(cluster, false);
     fill_by_active_load(cluster, draft, others);
-    if (racks) optimize_racks(cluster, settings, draft, RackAwareTasks::stateless_actives, kStatelessRackCosts);
+    if (racks) kafka::optimize_actives(cluster, strategy, others, kafka::kStatelessCosts, draft);
     return draft.finish(movements.probing_rebalance_needed());
   }
 };

@@ -171,8 +171,62 @@ Grouped group(const std::vector<Placement>& list, std::size_t clients, const Kee
 
 }  // namespace
 
+namespace {
+
+bool names_threads(const Assignment& assignment) noexcept {
+  for (const auto* list : {&assignment.actives, &assignment.standbys, &assignment.warmups})
+    if (!list->empty()) return list->front().thread != kAnyThread;
+  return false;
+}
+
+// The split the strategy chose (Placement::thread on every placement; validate() checked the indices).
+ThreadDistribution threads_as_placed(const Cluster& cluster, const Assignment& assignment) {
+  const std::size_t n = cluster.client_count();
+  ThreadDistribution out;
+  out.clients.resize(n);
+  struct Item {
+    ClientIndex client;
+    std::uint32_t thread;
+    TaskIndex task;
+    std::uint8_t role;  // 0 active, 1 standby, 2 warmup
+  };
+  // By client (counting sort), then each client's by thread and task.
+  std::vector<std::size_t> at(n + 1, 0);
+  for (const auto* list : {&assignment.actives, &assignment.standbys, &assignment.warmups})
+    for (const Placement& p : *list) ++at[p.client + 1];
+  for (std::size_t c = 0; c < n; ++c) at[c + 1] += at[c];
+  const std::vector<std::size_t> start(at.begin(), at.end());
+  std::vector<Item> items(at[n]);
+  std::uint8_t role = 0;
+  for (const auto* list : {&assignment.actives, &assignment.standbys, &assignment.warmups}) {
+    for (const Placement& p : *list) items[at[p.client]++] = {p.client, p.thread, p.task, role};
+    ++role;
+  }
+  for (std::size_t c = 0; c < n; ++c)
+    std::sort(items.begin() + static_cast<std::ptrdiff_t>(start[c]), items.begin() + static_cast<std::ptrdiff_t>(start[c + 1]),
+              [](const Item& a, const Item& b) { return a.thread != b.thread ? a.thread < b.thread : a.task < b.task; });
+  for (ClientIndex c = 0; c < n; ++c) out.clients[c].thread_count = cluster.clients[c].threads;
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < items.size();) {
+    const ClientIndex c = items[i].client;
+    names = thread_names(cluster.clients[c]);
+    while (i < items.size() && items[i].client == c) {
+      ThreadTasks th;
+      th.index = items[i].thread;
+      th.name = th.index < names.size() ? names[th.index] : "t" + std::to_string(th.index);
+      for (; i < items.size() && items[i].client == c && items[i].thread == th.index; ++i)
+        (items[i].role == 0 ? th.active : items[i].role == 1 ? th.standby : th.warmup).push_back(items[i].task);
+      out.clients[c].threads.push_back(std::move(th));
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 ThreadDistribution distribute_over_threads(const Cluster& cluster, const LagModel& lags,
                                            const Assignment& assignment) {
+  if (names_threads(assignment)) return threads_as_placed(cluster, assignment);
   const std::size_t n = cluster.client_count();
   ThreadDistribution out;
   out.clients.resize(n);

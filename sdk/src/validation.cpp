@@ -76,6 +76,27 @@ std::vector<ValidationError> validate(const Cluster& cluster, const AssignmentSe
   collect(assignment.standbys, Role::standby);
   collect(assignment.warmups, Role::warmup);
 
+  // Placement::thread: every placement names one of its client's threads, or none does.
+  std::size_t named = 0, placements = 0;
+  for (const auto* list : {&assignment.actives, &assignment.standbys, &assignment.warmups}) {
+    for (const auto& p : *list) {
+      ++placements;
+      if (p.thread == kAnyThread) continue;
+      ++named;
+      if (p.client < n_clients && p.task < n_tasks && p.thread >= cluster.clients[p.client].threads)
+        errors.push_back({ValidationErrorKind::thread_assignment, p.task, p.client,
+                          fmt::format("task {} is placed on thread {} of client {}, which has {} thread{}",
+                                      task_name(p.task), p.thread, client_name(p.client),
+                                      cluster.clients[p.client].threads,
+                                      cluster.clients[p.client].threads == 1 ? "" : "s")});
+    }
+  }
+  if (named != 0 && named != placements)
+    errors.push_back({ValidationErrorKind::thread_assignment, static_cast<TaskIndex>(-1), kNoClient,
+                      fmt::format("{} of {} placements name a thread: a strategy names the thread of every "
+                                  "placement or of none",
+                                  named, placements)});
+
   // Sorted by task (a counting sort: linear), then each task's few entries by client and role.
   std::vector<std::size_t> start(n_tasks + 1, 0);
   for (const Held& h : unsorted) ++start[h.task + 1];

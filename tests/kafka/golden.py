@@ -1,11 +1,18 @@
 #!/usr/bin/env python3
-"""Kafka's own answers: every case of shared/kafka-golden (Kafka's HighAvailabilityTaskAssignor run
-on our cluster files) must be answered exactly by `assignor assign --strategy high_availability`
-(same actives, standbys and warmups per client, same probing decision), and by the literal model
-kafka_ha_reference.py that the differential test trusts.
+"""Kafka's own answers: every case of shared/kafka-golden and of each of its subfolders (Kafka's
+assignors run on our cluster files) must be answered exactly by `assignor assign` with the strategy
+the case's config names: the same roles per client (those present in Kafka's answer), the same
+probing decision where Kafka's answer records one, and, where it records `threads` (the KIP-1071
+assignors), the same tasks on every member (a member missing from one side holds nothing).
 
-Usage: golden.py ASSIGNOR GOLDEN_DIR. Exits 77 (skipped) when GOLDEN_DIR does not exist.
+The top-level cases are Kafka's HighAvailabilityTaskAssignor; they are also checked against the
+literal model kafka_ha_reference.py that the differential test trusts.
+
+Usage: golden.py ASSIGNOR GOLDEN_DIR [--only SUBSTRING] [--quiet]
+Exits 77 (skipped) only when GOLDEN_DIR's parent (the shared folder) does not exist; a shared folder
+without golden cases is a failure.
 """
+import argparse
 import glob
 import json
 import os
@@ -17,64 +24,137 @@ import yaml
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kafka_ha_reference  # noqa: E402
 
-
-def normalised(assignment, probing):
-    return {c: {r: sorted(v) for r, v in roles.items()} for c, roles in assignment.items()}, probing
+ROLES = ("active", "standby", "warmup")
 
 
-def differences(expected, actual):
-    out = []
-    for client, roles in expected[0].items():
-        for role, tasks in roles.items():
-            got = actual[0].get(client, {}).get(role)
-            if got != tasks:
-                out.append(f"{client} {role}: expected {tasks}, got {got}")
-    for client in actual[0].keys() - expected[0].keys():
-        out.append(f"unexpected client {client}")
-    if expected[1] != actual[1]:
-        out.append(f"probing rebalance: expected {expected[1]}, got {actual[1]}")
+def client_roles(assignment, roles_present):
+    """client -> role -> sorted tasks, for the roles Kafka's answer records."""
+    return {c: {r: sorted(entry.get(r, [])) for r in roles_present} for c, entry in assignment.items()}
+
+
+def member_roles(assignment, roles_present):
+    """member (client, thread name) -> role -> sorted tasks; members holding nothing are left out."""
+    out = {}
+    for c, entry in assignment.items():
+        for thread, roles in (entry.get("threads") or {}).items():
+            split = {r: sorted(roles.get(r, [])) for r in roles_present}
+            if any(split.values()):
+                out[(c, thread)] = split
     return out
 
 
+def roles_of(kafka):
+    present = set()
+    for entry in kafka["assignment"].values():
+        present.update(r for r in ROLES if r in entry)
+    return sorted(present)
+
+
+def differences(kafka, ours, label=""):
+    out = []
+    roles = roles_of(kafka)
+    expected, actual = client_roles(kafka["assignment"], roles), client_roles(ours["assignment"], roles)
+    for client in sorted(expected.keys() | actual.keys()):
+        if client not in actual:
+            out.append(f"{label}missing client {client}")
+            continue
+        if client not in expected:
+            out.append(f"{label}unexpected client {client}")
+            continue
+        for role in roles:
+            if expected[client][role] != actual[client][role]:
+                e, a = set(expected[client][role]), set(actual[client][role])
+                out.append(f"{label}{client} {role}: Kafka has {len(e)}, we have {len(a)}; "
+                           f"only Kafka: {sorted(e - a)[:8]}, only ours: {sorted(a - e)[:8]}")
+    if "probing_rebalance_needed" in kafka:
+        got = ours.get("probing_rebalance_needed")
+        if kafka["probing_rebalance_needed"] != got:
+            out.append(f"{label}probing rebalance: Kafka {kafka['probing_rebalance_needed']}, ours {got}")
+    if any("threads" in entry for entry in kafka["assignment"].values()):
+        expected_m, actual_m = member_roles(kafka["assignment"], roles), member_roles(ours["assignment"], roles)
+        empty = {r: [] for r in roles}
+        bad = [m for m in sorted(expected_m.keys() | actual_m.keys())
+               if expected_m.get(m, empty) != actual_m.get(m, empty)]
+        for client, thread in bad[:6]:
+            out.append(f"{label}member {client}/{thread}: Kafka {expected_m.get((client, thread), empty)}, "
+                       f"ours {actual_m.get((client, thread), empty)}")
+        if len(bad) > 6:
+            out.append(f"{label}... {len(bad)} members differ")
+    return out
+
+
+def run_case(assignor, case, top_level):
+    cluster_path = next(iter(sorted(glob.glob(case + ".cluster.*"))), None)
+    config_path = case + ".config.yaml"
+    if cluster_path is None or not os.path.exists(config_path):
+        return [f"incomplete case: needs {case}.cluster.* and {config_path}"], None
+    with open(case + ".kafka.json") as f:
+        kafka = json.load(f)
+    with open(config_path) as f:
+        config = yaml.safe_load(f)
+    strategy = config.get("strategy") or "high_availability"
+    run = subprocess.run([assignor, "assign", "--config", config_path, "--cluster", cluster_path,
+                          "--strategy", strategy], capture_output=True, text=True)
+    problems = []
+    if run.returncode != 0:
+        problems.append(f"assignor exited {run.returncode}: {run.stderr.strip()[:400]}")
+    else:
+        ours = json.loads(run.stdout)
+        ours["probing_rebalance_needed"] = ours["probing_rebalance"]["needed"]
+        problems += differences(kafka, ours)
+    if top_level:
+        with open(cluster_path) as f:
+            model = kafka_ha_reference.assign(yaml.safe_load(f), config)
+        problems += differences(kafka, model, label="model: ")
+    reproduce = f"{assignor} assign --config {config_path} --cluster {cluster_path} --strategy {strategy}"
+    return problems, reproduce
+
+
 def main():
-    if len(sys.argv) != 3:
-        sys.exit(__doc__)
-    assignor, golden = sys.argv[1:]
-    if not os.path.isdir(golden):
-        print(f"skipped: {golden} does not exist (Kafka's recorded answers are outside the repository)")
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("assignor")
+    parser.add_argument("golden")
+    parser.add_argument("--only", default="", help="run the cases whose path contains this")
+    parser.add_argument("--quiet", action="store_true", help="print failures and the summary only")
+    args = parser.parse_args()
+    golden = os.path.abspath(args.golden)
+    if not os.path.isdir(os.path.dirname(golden)):
+        print(f"skipped: {os.path.dirname(golden)} does not exist (Kafka's recorded answers are outside "
+              "the repository)")
         return 77
-    cases = sorted(p[: -len(".kafka.json")] for p in glob.glob(os.path.join(golden, "*.kafka.json")))
-    if not cases:
-        print(f"no *.kafka.json in {golden}")
+    if not os.path.isdir(golden):
+        print(f"{golden} does not exist, but the shared folder around it does")
         return 1
-    failed = 0
-    for case in cases:
-        cluster_path = next(p for p in glob.glob(case + ".cluster.*"))
-        config_path = case + ".config.yaml"
-        with open(case + ".kafka.json") as f:
-            kafka = json.load(f)
-        expected = normalised(kafka["assignment"], kafka["probing_rebalance_needed"])
-        run = subprocess.run([assignor, "assign", "--config", config_path, "--cluster", cluster_path,
-                              "--strategy", "high_availability"], capture_output=True, text=True)
-        problems = []
-        if run.returncode != 0:
-            problems.append(f"assignor exited {run.returncode}: {run.stderr.strip()}")
-        else:
-            ours = json.loads(run.stdout)
-            problems += differences(expected, normalised(ours["assignment"], ours["probing_rebalance"]["needed"]))
-        with open(cluster_path) as f, open(config_path) as g:
-            model = kafka_ha_reference.assign(yaml.safe_load(f), yaml.safe_load(g))
-        problems += ["model: " + d for d in
-                     differences(expected, normalised(model["assignment"], model["probing_rebalance_needed"]))]
-        name = os.path.basename(case)
-        if problems:
-            failed += 1
-            print(f"FAIL {name}\n  " + "\n  ".join(problems[:20]))
-            print(f"  reproduce: {assignor} assign --config {config_path} --cluster {cluster_path}")
-        else:
-            print(f"ok   {name}")
-    print(f"{len(cases) - failed}/{len(cases)} golden cases exactly equal to Kafka's answer")
-    return 1 if failed else 0
+    folders = [golden] + sorted(p for p in glob.glob(os.path.join(golden, "*")) if os.path.isdir(p))
+    total = failed = 0
+    summary = []
+    for folder in folders:
+        cases = sorted(p[: -len(".kafka.json")] for p in glob.glob(os.path.join(folder, "*.kafka.json")))
+        cases = [c for c in cases if args.only in c]
+        name = "." if folder == golden else os.path.basename(folder)
+        if not cases:
+            if not args.only:
+                print(f"FAIL {name}: no *.kafka.json")
+                failed += 1
+            continue
+        ok = 0
+        for case in cases:
+            problems, reproduce = run_case(args.assignor, case, folder == golden)
+            label = os.path.relpath(case, golden)
+            if problems:
+                print(f"FAIL {label}\n  " + "\n  ".join(problems[:20]))
+                if reproduce:
+                    print(f"  reproduce: {reproduce}")
+            else:
+                ok += 1
+                if not args.quiet:
+                    print(f"ok   {label}")
+        total += len(cases)
+        failed += len(cases) - ok
+        summary.append(f"{name}: exact {ok}/{len(cases)}")
+    print("\n".join(summary))
+    print(f"{total - failed}/{total} golden cases exactly equal to Kafka's answer")
+    return 1 if failed or total == 0 else 0
 
 
 if __name__ == "__main__":

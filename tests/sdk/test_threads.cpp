@@ -48,6 +48,27 @@ TEST(Threads, StatefulActivesGoBackToTheirPreviousThread) {
   EXPECT_THAT(names(c, th[1].active), ElementsAre("0_0"));
 }
 
+TEST(Threads, AStrategyThatNamesTheThreadsGetsItsSplitAsIs) {
+  // Placement::thread (a KIP-1071 strategy's member choice) wins over the SDK's distribution, which
+  // would put 0_0 back on t-y and spread the rest.
+  Cluster c = ClusterBuilder()
+                  .stateful("0_0", 10).stateful("0_1", 10).stateless("1_0")
+                  .client("a", 3).previous_active({"0_0", "0_1"})
+                  .build();
+  history(c, {{"t-x", {"0_1"}, {}}, {"t-y", {"0_0"}, {}}});
+  Assignment a;
+  a.actives = {{0, 0, 0}, {1, 0, 0}, {2, 0, 2}};
+  const auto d = distribute_over_threads(c, LagModel(c, {}), a);
+  const auto& th = d.clients[0].threads;
+  ASSERT_EQ(th.size(), 2u);  // t-y holds nothing and is left out
+  EXPECT_EQ(th[0].name, "t-x");
+  EXPECT_THAT(names(c, th[0].active), ElementsAre("0_0", "0_1"));
+  EXPECT_EQ(th[1].name, "t0");  // the third thread: the first generated name
+  EXPECT_EQ(th[1].index, 2u);
+  EXPECT_THAT(names(c, th[1].active), ElementsAre("1_0"));
+  EXPECT_EQ(thread_load_spread(d), 2u);
+}
+
 TEST(Threads, PreviousThreadKeepsItsLeastLaggingTasksUpToTheMinimum) {
   // t0 held all four tasks; with two threads it keeps two: the two it is most caught up on.
   Cluster c = ClusterBuilder()

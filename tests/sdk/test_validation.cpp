@@ -57,6 +57,22 @@ TEST(Validation, WarmupsNeedAProbingRebalance) {
   EXPECT_THAT(errors[0].message, HasSubstr("1 warmup placed but no probing rebalance"));
 }
 
+TEST(Validation, NamedThreadsMustExistAndBeNamedEverywhere) {
+  const Cluster c = three_kinds();  // one thread each
+  Assignment a = valid_base();
+  for (auto& p : a.actives) p.thread = 0;
+  EXPECT_TRUE(validate(c, with_standbys(0), a).empty());
+  a.actives[1].thread = 1;  // client b has one thread
+  auto errors = validate(c, with_standbys(0), a);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].kind, ValidationErrorKind::thread_assignment);
+  EXPECT_THAT(errors[0].message, HasSubstr("thread 1 of client 'b', which has 1 thread"));
+  a.actives[1].thread = kAnyThread;  // named on two placements of three
+  errors = validate(c, with_standbys(0), a);
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_THAT(errors[0].message, HasSubstr("2 of 3 placements name a thread"));
+}
+
 TEST(Validation, UnknownTask) {
   Assignment a = valid_base();
   a.actives.push_back({7, 0});

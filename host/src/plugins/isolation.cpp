@@ -36,8 +36,8 @@ using Clock = std::chrono::steady_clock;
 
 // Wire format, child to parent (native byte order: both ends are this executable):
 //   u32 magic, u8 kind,
-//   kind ok:     f64 ms, u8 probing, u64 actives, u64 standbys, u64 warmups, then (u32 task, u32 client)
-//                for each placement in that order;
+//   kind ok:     f64 ms, u8 probing, u64 actives, u64 standbys, u64 warmups, then (u32 task, u32 client,
+//                u32 thread) for each placement in that order;
 //   kind config_error / failure: u64 length, message bytes.
 constexpr std::uint32_t kMagic = 0x41534752;  // "ASGR"
 enum class Kind : std::uint8_t { ok = 0, config_error = 1, failure = 2 };
@@ -45,6 +45,8 @@ enum class Kind : std::uint8_t { ok = 0, config_error = 1, failure = 2 };
 // Exit status of a child whose allocation failed (from the new-handler: nothing else can run then).
 constexpr int kOutOfMemoryExit = 86;
 constexpr std::size_t kMaxMessage = 64 * 1024;
+// A placement on the wire: task, client and thread (Placement::thread), 4 bytes each.
+constexpr std::uint64_t kPlacementBytes = 12;
 
 bool memory_limit_enforced() noexcept {
 #ifdef ASSIGNOR_ISOLATION_ASAN
@@ -74,6 +76,7 @@ class Writer {
     for (const Placement& p : list) {
       put(p.task);
       put(p.client);
+      put(p.thread);
     }
   }
   // Writes everything to `fd`; false when the parent went away.
@@ -158,10 +161,10 @@ class Reader {
     return true;
   }
   bool get_placements(std::uint64_t n, std::vector<Placement>& out) {
-    if (n > (bytes_.size() - pos_) / 8) return false;
+    if (n > (bytes_.size() - pos_) / kPlacementBytes) return false;
     out.resize(static_cast<std::size_t>(n));
     for (Placement& p : out)
-      if (!get(p.task) || !get(p.client)) return false;
+      if (!get(p.task) || !get(p.client) || !get(p.thread)) return false;
     return true;
   }
   bool get_text(std::string& out) {
@@ -198,7 +201,7 @@ IsolatedRun run_isolated(const PluginRegistry& registry, const std::string& name
   // An upper bound on what any valid answer can take; a child that writes more is not answering.
   const std::uint64_t n_tasks = input.cluster.task_count();
   const std::uint64_t max_bytes =
-      (1u << 20) + 8 * (n_tasks * (2 + input.settings.num_standby_replicas) + input.settings.max_warmup_replicas +
+      (1u << 20) + kPlacementBytes * (n_tasks * (2 + input.settings.num_standby_replicas) + input.settings.max_warmup_replicas +
                         n_tasks + 1024);
   const detail::ChildOutcome child = detail::run_in_child(
       [&](int fd) { run_child(fd, registry, name, params, input, limits); }, {limits.time_ms, max_bytes});

@@ -18,9 +18,15 @@
 
 namespace assignor {
 
+// A strategy that chose which of the client's threads runs a copy (the KIP-1071 strategies, whose
+// members are threads) says so in Placement::thread; kAnyThread leaves it to the SDK's thread
+// distribution (threads.hpp). An assignment names a thread for every placement or for none.
+inline constexpr std::uint32_t kAnyThread = static_cast<std::uint32_t>(-1);
+
 struct Placement {
   TaskIndex task;
   ClientIndex client;
+  std::uint32_t thread = kAnyThread;  // index into thread_names(client) (threads.hpp), or kAnyThread
   friend constexpr bool operator==(const Placement&, const Placement&) = default;
 };
 

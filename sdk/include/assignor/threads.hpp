@@ -47,7 +47,9 @@ struct ThreadDistribution {
   std::vector<ClientThreads> clients;  // by ClientIndex
 };
 
-// `assignment` must be valid.
+// `assignment` must be valid. When its placements name their threads (Placement::thread: the
+// strategy chose them, as Kafka's KIP-1071 assignors choose members), that split is returned as is;
+// otherwise the SDK distributes each client's tasks as described above.
 ThreadDistribution distribute_over_threads(const Cluster& cluster, const LagModel& lags,
                                            const Assignment& assignment);
 

@@ -33,7 +33,7 @@ enum class ValidationErrorKind : std::uint8_t {
   duplicate_standby,               // the same standby (or warmup) listed twice for one client
   standby_budget_exceeded,         // more than num_standby_replicas standbys for one task
   warmup_budget_exceeded,          // more than max_warmup_replicas warmups in all
-  thread_assignment,               // an assignment file's per-thread split does not match the client's tasks
+  thread_assignment,               // a per-thread split (a file's, or Placement::thread) that does not fit the client
   restoring_active,                // a strategy declaring high availability runs a task that must restore
   warmup_without_probing,          // warmups placed, but no probing rebalance asked for to complete the moves
 };

@@ -56,6 +56,31 @@ TEST(StreamsBalanced, HistoryIsIgnoredAndStatelessTasksContinueTheDeal) {
 
 // Logged sub-topologies only and no standby history: the skew rule below counts what the assignor
 // itself balances.
+// Kafka's spread over a process's members (distributeTasksOverMembers), round by round. Thread m2
+// ran 0_0 and 0_1, m1 nothing; all three stateful tasks land on the one client. Level (0 + 3) / 2
+// = 1: 0_0 stays on m2; 0_1's owner m2 is at the level, so members below it take the rest in id
+// order: m1 gets 0_1; 0_2 is left over, has no owner, and goes to the first member at the level in
+// id order, m1.
+TEST(StreamsBalanced, TheMembersAreKafkas) {
+  Cluster c = ClusterBuilder()
+                  .stateful("0_0", 10).stateful("0_1", 10).stateful("0_2", 10)
+                  .client("a", 2).previous_active({"0_0", "0_1"})
+                  .build();
+  ThreadHistory m2, m1;
+  m2.name = "m2";
+  m2.previous_active = {0, 1};
+  m1.name = "m1";
+  c.clients[0].threads_history = {m2, m1};
+  const auto r = builtin_plugins().run("streams_balanced", c, {},
+                                       StrategyParams(std::map<std::string, std::string>{{"refiner", "false"}}));
+  ASSERT_THAT(r.errors, IsEmpty());
+  std::map<std::string, std::uint32_t> thread;
+  for (const auto& p : r.assignment.actives) thread[to_string(c.tasks[p.task].id)] = p.thread;
+  EXPECT_EQ(thread["0_0"], 0u);  // m2
+  EXPECT_EQ(thread["0_1"], 1u);  // m1
+  EXPECT_EQ(thread["0_2"], 1u);  // m1
+}
+
 RC_GTEST_PROP(StreamsBalancedRandom, ValidDeterministicStandbysAtKafkasFixedPointAndNoRestoringActive, ()) {
   testing::GroupShape shape;
   shape.nonlogged_stores = false;

@@ -178,6 +178,32 @@ TEST(StreamsSticky, AStandbyGoesBackToThePreviousActiveOwnerFirst) {
 
 // ---- random groups (tests/support/random_group.hpp) ----
 
+// Kafka breaks ties where its HashMaps and PriorityQueues put them (java_order.hpp). Processes sit
+// in a HashMap presized for the members: 2 members, 2 bins, and "b".hashCode() = 98 lands in bin 0
+// before "a" (97) in bin 1. Both processes are empty, so the queue of step 3 polls b first.
+TEST(StreamsSticky, TiesFallWhereKafkasHashMapPutsTheProcesses) {
+  const Cluster c = ClusterBuilder().stateless("0_0").client("a").client("b").build();
+  const auto r = run(c, {}, false);
+  EXPECT_EQ(active_client_of(c, r.assignment, "0_0"), "b");
+  ASSERT_EQ(r.assignment.actives.size(), 1u);
+  EXPECT_EQ(r.assignment.actives[0].thread, 0u);
+}
+
+// The member a task lands on is Kafka's: a process's members sit in a HashMap too ("w" = 119 in
+// bin 7 before "x" = 120 in bin 8), so the least-loaded member heap polls w first, though x is the
+// client's first thread.
+TEST(StreamsSticky, TheMemberIsKafkasToo) {
+  Cluster c = ClusterBuilder().stateless("0_0").client("a", 2).build();
+  for (const char* name : {"x", "w"}) {
+    ThreadHistory h;
+    h.name = name;
+    c.clients[0].threads_history.push_back(h);
+  }
+  const auto r = run(c, {}, false);
+  ASSERT_EQ(r.assignment.actives.size(), 1u);
+  EXPECT_EQ(r.assignment.actives[0].thread, 1u);  // "w", the second thread of the file
+}
+
 RC_GTEST_PROP(StreamsStickyRandom, GroupsAreValidDeterministicAndNeverRestoreWhileACaughtUpClientExists, ()) {
   testing::GroupShape shape;
   shape.max_threads = 3;
