@@ -184,7 +184,7 @@ ThreadDistribution threads_as_placed(const Cluster& cluster, const Assignment& a
   const std::size_t n = cluster.client_count();
   ThreadDistribution out;
   out.clients.resize(n);
-  struct Item {
+  struct Placed {
     ClientIndex client;
     std::uint32_t thread;
     TaskIndex task;
@@ -196,7 +196,7 @@ ThreadDistribution threads_as_placed(const Cluster& cluster, const Assignment& a
     for (const Placement& p : *list) ++at[p.client + 1];
   for (std::size_t c = 0; c < n; ++c) at[c + 1] += at[c];
   const std::vector<std::size_t> start(at.begin(), at.end());
-  std::vector<Item> items(at[n]);
+  std::vector<Placed> items(at[n]);
   std::uint8_t role = 0;
   for (const auto* list : {&assignment.actives, &assignment.standbys, &assignment.warmups}) {
     for (const Placement& p : *list) items[at[p.client]++] = {p.client, p.thread, p.task, role};
@@ -204,7 +204,7 @@ ThreadDistribution threads_as_placed(const Cluster& cluster, const Assignment& a
   }
   for (std::size_t c = 0; c < n; ++c)
     std::sort(items.begin() + static_cast<std::ptrdiff_t>(start[c]), items.begin() + static_cast<std::ptrdiff_t>(start[c + 1]),
-              [](const Item& a, const Item& b) { return a.thread != b.thread ? a.thread < b.thread : a.task < b.task; });
+              [](const Placed& a, const Placed& b) { return a.thread != b.thread ? a.thread < b.thread : a.task < b.task; });
   for (ClientIndex c = 0; c < n; ++c) out.clients[c].thread_count = cluster.clients[c].threads;
   std::vector<std::string> names;
   for (std::size_t i = 0; i < items.size();) {
