@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <optional>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -35,6 +37,46 @@ std::vector<std::size_t> undominated(const std::vector<Candidate>& c) {
   return out;
 }
 
+namespace {
+
+// Tied sweep labels ("k1=a, k2=x, strategy=s") that are every combination of their keys' values are
+// named once, varying keys as "k1=a|b|c", instead of listing each combination.
+std::optional<std::string> as_cross_product(const std::vector<std::string>& labels) {
+  if (labels.size() < 2) return std::nullopt;
+  std::vector<std::string> keys;
+  std::vector<std::vector<std::string>> values;  // per key, distinct values in first-seen order
+  std::set<std::string> seen;
+  for (std::size_t l = 0; l < labels.size(); ++l) {
+    if (!seen.insert(labels[l]).second) return std::nullopt;
+    std::size_t k = 0, at = 0;
+    while (at <= labels[l].size()) {
+      std::size_t end = labels[l].find(", ", at);
+      if (end == std::string::npos) end = labels[l].size();
+      const std::string part = labels[l].substr(at, end - at);
+      const std::size_t eq = part.find('=');
+      if (eq == std::string::npos) return std::nullopt;
+      const std::string key = part.substr(0, eq), value = part.substr(eq + 1);
+      if (l == 0) { keys.push_back(key); values.emplace_back(); }
+      else if (k >= keys.size() || keys[k] != key) return std::nullopt;
+      if (std::find(values[k].begin(), values[k].end(), value) == values[k].end()) values[k].push_back(value);
+      ++k;
+      at = end + 2;
+    }
+    if (k != keys.size()) return std::nullopt;
+  }
+  std::size_t combinations = 1;
+  for (const auto& v : values) combinations *= v.size();
+  if (combinations != labels.size()) return std::nullopt;
+  std::string out;
+  for (std::size_t k = 0; k < keys.size(); ++k) {
+    out += (k ? ", " : "") + keys[k] + "=";
+    for (std::size_t v = 0; v < values[k].size(); ++v) out += (v ? "|" : "") + values[k][v];
+  }
+  return out;
+}
+
+}  // namespace
+
 std::string recommendation_line(const std::string& where, const std::vector<Candidate>& candidates,
                                 const std::function<std::string(const std::vector<double>&)>& describe) {
   const auto front = undominated(candidates);
@@ -47,6 +89,7 @@ std::string recommendation_line(const std::string& where, const std::vector<Cand
     else it->second.push_back(candidates[i].label);
   }
   auto names = [](const std::vector<std::string>& labels) {
+    if (auto product = as_cross_product(labels)) return *product;
     std::string out;
     for (std::size_t i = 0; i < labels.size(); ++i) out += (i ? " / " : "") + labels[i];
     return out;

@@ -128,7 +128,6 @@ TEST(PluginLoader, WrongApiVersionIsRefused) {
   EXPECT_THAT(msg, HasSubstr(real_path(TEST_PLUGIN_WRONG_API)));
   EXPECT_THAT(msg, HasSubstr(fmt::format("API version {}, this host supports {}",
                                          assignor::kPluginApiVersion + 2, assignor::kPluginApiVersion)));
-  EXPECT_THAT(msg, HasSubstr("API version 3, this host supports 1"));
   EXPECT_THAT(registry.plugins(), IsEmpty());
 }
 

@@ -25,7 +25,8 @@ struct Candidate {
 std::vector<std::size_t> undominated(const std::vector<Candidate>& candidates);
 
 // "WHERE: a / b (their costs); also undominated: c (its costs)": the undominated candidates, those
-// with the same costs said once, each group's costs described by `describe`; "WHERE: none
+// with the same costs said once (tied sweep labels "k=v, ..." that form every combination of their
+// values as "k=v1|v2, ..."), each group's costs described by `describe`; "WHERE: none
 // qualifies" when the first cost of every candidate is infinite.
 std::string recommendation_line(const std::string& where, const std::vector<Candidate>& candidates,
                                 const std::function<std::string(const std::vector<double>&)>& describe);
