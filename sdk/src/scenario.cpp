@@ -209,7 +209,9 @@ void validate(const ScenarioSpec& spec) {
   check_fraction("nonlogged_fraction", spec.nonlogged_fraction);
   check_range("standbys", spec.standbys, 0, kMaxScenarioStandbys);
   check_range("racks", spec.racks, 0, kMaxScenarioRacks);
-  for (const auto& [key, values] : spec.tags) {
+  for (const auto& tag : spec.tags) {
+    const std::string& key = tag.first;  // not a structured binding: clang 14 (fuzz build) cannot capture one
+    const auto& values = tag.second;
     if (key.empty()) throw InputError("tags: an empty tag key");
     check_range(("tags " + key).c_str(), values, 1, kMaxScenarioRacks);
     if (std::count_if(spec.tags.begin(), spec.tags.end(), [&](const auto& t) { return t.first == key; }) > 1)
