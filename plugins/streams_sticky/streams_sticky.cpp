@@ -1,28 +1,36 @@
 // streams_sticky: Kafka 4.x's broker-side StickyTaskAssignor (KIP-1071, the default assignor of the
-// new Streams rebalance protocol; org.apache.kafka.coordinator.group.streams.assignor, as of commit
-// 058944c8144d), followed by the KIP-1071 assignment refiner (assignor/refiner.hpp).
+// new Streams rebalance protocol; org.apache.kafka.coordinator.group.streams.assignor), followed by
+// the KIP-1071 assignment refiner (assignor/refiner.hpp). Parameter `kafka_version` says which
+// Kafka's: "trunk-058944c" (default), apache/kafka commit 058944c8144d (unreleased trunk, where the
+// recorded answers of ../shared/kafka-golden/streams_sticky come from: all equal); "4.4", the
+// released kafka-group-coordinator 4.4.0, what a Kafka 4.4 broker runs (equal to that jar on 299 of
+// 300 generated groups and 35 of the 36 recorded inputs; the bridge's StreamsGroupDifferentialTest
+// reports the rest, two cases whose standbys differ).
 //
 // A client is Kafka's process; each of its threads is a member (kip1071_group.hpp: member ids,
-// what each member held and reports, and the coordinator's HashMap order of the members). Three
-// per-member quotas, each ceil(tasks / members) and recomputed whenever a member's count (actives +
-// standbys) reaches it exactly: stateful actives, all actives, all tasks (actives + standbys).
+// what each member held and reports, and the coordinator's HashMap order of the members).
+// Per-member quotas, each ceil(tasks / members) and recomputed whenever a member's count (actives
+// + standbys) reaches it exactly: all actives, all tasks (actives + standbys), and in trunk also
+// stateful actives.
 //
-// Actives, the tasks with a changelog first, then the others, each pass in (partition,
-// sub-topology) order (Kafka's sub-topology ids are strings: "10" before "2"):
+// Actives, in (partition, sub-topology) order (Kafka's sub-topology ids are strings: "10" before
+// "2"); 4.4 in one pass over all tasks under the actives quota, trunk in two: the tasks with a
+// changelog under the stateful quota, then the others under the actives quota:
 //   1. the member that ran the task keeps it while under the pass's quota;
 //   2. else the best previous copy: the members that held a standby (first), then those that report
 //      offsets for it, each group by offset sum, highest first, in member order among equals; the
 //      first wins unless a later one has both a strictly lower process load and a strictly less
 //      loaded member; it takes the task only under the quota (no second choice);
 //   3. the rest, in (sub-topology, partition) order, go to the least-loaded process (tasks per
-//      member, then stateless actives per member), polled from a java.util.PriorityQueue, on its
-//      least-loaded member (another PriorityQueue per process, which Kafka keeps between calls and
-//      drops whenever a task goes to a named member).
-// Standbys, in reverse (partition, sub-topology) order, replica by replica: with rack_aware.tags,
-// Kafka's RackAwareStandbyPicker first (standbys that make the task's tag values more diverse,
-// sticky holders then the least loaded among equally diverse processes); then the member that ran
-// the task, else the best previous copy as in 2, both under the all-tasks quota; what is left goes,
-// in reverse (sub-topology, partition) order, to the least-loaded process without the task.
+//      member; trunk breaks ties by stateless actives per member), polled from a
+//      java.util.PriorityQueue, on its least-loaded member (another PriorityQueue per process, which
+//      Kafka keeps between calls and drops whenever a task goes to a named member).
+// Standbys, in reverse (partition, sub-topology) order, replica by replica: in trunk with
+// rack_aware.tags, Kafka's RackAwareStandbyPicker first (standbys that make the task's tag values
+// more diverse, sticky holders then the least loaded among equally diverse processes; 4.4 has no
+// rack-aware standbys and ignores the tags); then the member that ran the task, else the best
+// previous copy as in 2, both under the all-tasks quota; what is left goes, in reverse
+// (sub-topology, partition) order, to the least-loaded process without the task.
 // Wherever Kafka meets a tie it is broken where Kafka's HashMap and PriorityQueue orders break it
 // (assignor/java_order.hpp), so the answer, down to the member of every task, is Kafka's.
 //
@@ -34,6 +42,7 @@
 #include <assignor/sdk.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -71,16 +80,28 @@ struct ByMemberCount {
 };
 using MemberQueue = JavaPriorityQueue<MemberIndex, ByMemberCount>;
 
+// Which Kafka's StickyTaskAssignor (parameter kafka_version).
+enum class KafkaVersion { v4_4, trunk_058944c };
+
 class StreamsSticky final : public Strategy {
  public:
   explicit StreamsSticky(const StrategyParams& params) {
-    params.reject_unknown({"refiner"});
+    params.reject_unknown({"refiner", "kafka_version"});
     refiner_ = params.get_bool("refiner", true);
+    version_ = params.get_enum("kafka_version",
+                               {{"4.4", KafkaVersion::v4_4}, {"trunk-058944c", KafkaVersion::trunk_058944c}},
+                               KafkaVersion::trunk_058944c);
   }
 
   Assignment assign(const AssignmentInput& in) override {
+    if (version_ == KafkaVersion::v4_4 && !in.settings.rack_aware.tags.empty() &&
+        !told_tags_ignored_.exchange(true)) {
+      assignor::log(LogLevel::warn,
+          "streams_sticky: rack_aware.tags is ignored with kafka_version 4.4 (Kafka 4.4.0's StickyTaskAssignor "
+          "places no standby by tags); kafka_version: trunk-058944c spreads standbys over them");
+    }
     const kip1071::Group group = kip1071::build_group(in.cluster);
-    Placer placer(in, group);
+    Placer placer(in, group, version_);
     placer.actives();
     placer.standbys();
     bool probing = false;
@@ -93,8 +114,9 @@ class StreamsSticky final : public Strategy {
  private:
   class Placer {
    public:
-    Placer(const AssignmentInput& in, const kip1071::Group& group)
+    Placer(const AssignmentInput& in, const kip1071::Group& group, KafkaVersion version)
         : draft(in.cluster, in.settings.num_standby_replicas),
+          trunk_(version == KafkaVersion::trunk_058944c),
           cluster_(in.cluster),
           settings_(in.settings),
           g_(group),
@@ -120,8 +142,14 @@ class StreamsSticky final : public Strategy {
     }
 
     void actives() {
-      active_pass(stateful_, true);
-      active_pass(stateless_, false);
+      if (trunk_) {
+        active_pass(stateful_, q_stateful_);
+        active_pass(stateless_, q_active_);
+        return;
+      }
+      std::vector<TaskIndex> all(cluster_.task_count());
+      for (TaskIndex t = 0; t < cluster_.task_count(); ++t) all[t] = t;
+      active_pass(all, q_active_);
     }
 
     void standbys();
@@ -287,37 +315,39 @@ class StreamsSticky final : public Strategy {
       return best;
     }
 
-    void add_active(MemberIndex m, TaskIndex t, bool stateful) {
+    // The stateful quota is read only by trunk's stateful pass; keeping it in step costs nothing.
+    void add_active(MemberIndex m, TaskIndex t) {
+      const bool stateful = cluster_.tasks[t].has_logged_store;
       const std::int64_t n = add_to_member(m, t, true, stateful);
       if (stateful) q_stateful_.placed(n);
       q_active_.placed(n);
       q_total_.placed(n);
     }
 
-    void active_pass(const std::vector<TaskIndex>& tasks, bool stateful) {
+    // Steps 1 to 3 over `tasks`, steps 1 and 2 under `quota`.
+    void active_pass(const std::vector<TaskIndex>& tasks, const Quota& quota) {
       if (tasks.empty()) return;
       std::vector<TaskIndex> order = tasks;
       std::sort(order.begin(), order.end(), [&](TaskIndex a, TaskIndex b) { return by_partition(a, b); });
-      auto under_quota = [&](MemberIndex m) {
-        return member_count_[m] < (stateful ? q_stateful_.value() : q_active_.value());
-      };
+      auto under_quota = [&](MemberIndex m) { return member_count_[m] < quota.value(); };
       std::vector<TaskIndex> left;
       for (TaskIndex t : order) {  // 1. the member that ran it
         const MemberIndex m = previous_member_[t];
-        if (m != kNoMember && under_quota(m)) add_active(m, t, stateful);
+        if (m != kNoMember && under_quota(m)) add_active(m, t);
         else left.push_back(t);
       }
       std::vector<TaskIndex> rest;
       for (TaskIndex t : left) {  // 2. the best previous copy
         const MemberIndex m = best_previous_member(t, false);
-        if (m != kNoMember && under_quota(m)) add_active(m, t, stateful);
+        if (m != kNoMember && under_quota(m)) add_active(m, t);
         else rest.push_back(t);
       }
       std::sort(rest.begin(), rest.end(), [&](TaskIndex a, TaskIndex b) { return by_subtopology(a, b); });
-      // 3. the least-loaded process (load, then stateless active load), on its least-loaded member.
+      // 3. the least-loaded process (load; in trunk then stateless active load), on its least-loaded
+      // member.
       auto by_load = [this](ClientIndex a, ClientIndex b) {
         const int l = java_compare(load(a), load(b));
-        return l != 0 ? l : java_compare(stateless_active_load(a), stateless_active_load(b));
+        return l != 0 || !trunk_ ? l : java_compare(stateless_active_load(a), stateless_active_load(b));
       };
       JavaPriorityQueue<ClientIndex, decltype(by_load)> queue(by_load);
       queue.reserve(process_order_.size());
@@ -325,7 +355,7 @@ class StreamsSticky final : public Strategy {
       for (TaskIndex t : rest) {
         if (queue.empty()) throw StrategyError("streams_sticky: no process to assign active task " + to_string(cluster_.tasks[t].id));
         const ClientIndex c = queue.poll();
-        const std::int64_t n = add_to_least_loaded_member(c, t, true, stateful);
+        const std::int64_t n = add_to_least_loaded_member(c, t, true, cluster_.tasks[t].has_logged_store);
         q_active_.placed(n);
         q_total_.placed(n);
         queue.offer(c);
@@ -335,6 +365,7 @@ class StreamsSticky final : public Strategy {
     std::uint32_t rack_aware_standbys(TaskIndex t);
     void sticky_standbys(TaskIndex t, std::uint32_t first_replica, std::vector<std::pair<TaskIndex, std::uint32_t>>& left);
 
+    const bool trunk_;  // kafka_version trunk-058944c, else 4.4
     const Cluster& cluster_;
     const AssignmentSettings& settings_;
     const kip1071::Group& g_;
@@ -365,6 +396,8 @@ class StreamsSticky final : public Strategy {
   };
 
   bool refiner_ = true;
+  KafkaVersion version_ = KafkaVersion::trunk_058944c;
+  std::atomic<bool> told_tags_ignored_{false};  // said once per strategy object
 };
 
 void StreamsSticky::Placer::init_picker() {
@@ -523,7 +556,7 @@ void StreamsSticky::Placer::sticky_standbys(TaskIndex t, std::uint32_t first_rep
 
 void StreamsSticky::Placer::standbys() {
   if (settings_.num_standby_replicas == 0 || stateful_.empty()) return;
-  const bool tags = !settings_.rack_aware.tags.empty();
+  const bool tags = trunk_ && !settings_.rack_aware.tags.empty();
   if (tags) init_picker();
   std::vector<TaskIndex> order = stateful_;
   std::sort(order.begin(), order.end(), [&](TaskIndex a, TaskIndex b) { return by_partition(b, a); });
@@ -559,7 +592,8 @@ void StreamsSticky::Placer::standbys() {
 
 }  // namespace
 
-ASSIGNOR_PLUGIN(StreamsSticky, "streams_sticky", "1.1.0",
-                "Kafka 4.x's KIP-1071 sticky assignor (previous owners, then previous copies, under per-member "
-                "quotas; Kafka's tie order and member split), with the KIP-1071 refiner staging moves behind warmups",
+ASSIGNOR_PLUGIN(StreamsSticky, "streams_sticky", "1.2.0",
+                "Kafka 4.x's KIP-1071 sticky assignor, as Kafka 4.4.0 or the recorded trunk (kafka_version): previous "
+                "owners, then previous copies, under per-member quotas; Kafka's tie order and member split; with the "
+                "KIP-1071 refiner staging moves behind warmups",
                 0)

@@ -8,6 +8,12 @@ assignors), the same tasks on every member (a member missing from one side holds
 The top-level cases are Kafka's HighAvailabilityTaskAssignor; they are also checked against the
 literal model kafka_ha_reference.py that the differential test trusts.
 
+A strategy that reproduces more than one Kafka version (its `kafka_version` parameter) runs a
+folder's cases with the version they were recorded from (RECORDED_FROM below) when the case's
+config does not name one, whatever the strategy's default: the configs are given to the assignor with that
+one key added, written to a temporary folder (kept, and named in the reproduce line, when a case
+fails).
+
 Usage: golden.py ASSIGNOR GOLDEN_DIR [--only SUBSTRING] [--quiet]
 Exits 77 (skipped) only when GOLDEN_DIR's parent (the shared folder) does not exist; a shared folder
 without golden cases is a failure.
@@ -16,8 +22,10 @@ import argparse
 import glob
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 
 import yaml
 
@@ -25,6 +33,31 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import kafka_ha_reference  # noqa: E402
 
 ROLES = ("active", "standby", "warmup")
+
+# folder -> {strategy: the kafka_version its answers were recorded from}. streams_sticky/ is
+# apache/kafka 058944c8144d, a trunk commit no release has (shared/kafka-golden/README.md); the
+# strategy's other version is Kafka 4.4.0's assignor, which the bridge's differential test checks.
+RECORDED_FROM = {
+    "streams_sticky": {"streams_sticky": "trunk-058944c"},
+}
+
+
+def config_for(config_path, config, folder_name, work):
+    """The config to run: as is, or with the recorded kafka_version added (written under work)."""
+    strategy = config.get("strategy") or "high_availability"
+    version = RECORDED_FROM.get(folder_name, {}).get(strategy)
+    params = (config.get("strategies") or {}).get(strategy) or {}
+    if version is None or "kafka_version" in params:
+        return config_path
+    derived = dict(config)
+    derived["strategies"] = dict(config.get("strategies") or {})
+    derived["strategies"][strategy] = dict(params, kafka_version=version)
+    out = os.path.join(work, folder_name, os.path.basename(config_path))
+    os.makedirs(os.path.dirname(out), exist_ok=True)
+    with open(out, "w") as f:
+        f.write(f"# {config_path}, run with the Kafka version its answer was recorded from\n")
+        yaml.safe_dump(derived, f, sort_keys=False)
+    return out
 
 
 def client_roles(assignment, roles_present):
@@ -83,7 +116,7 @@ def differences(kafka, ours, label=""):
     return out
 
 
-def run_case(assignor, case, top_level):
+def run_case(assignor, case, top_level, folder_name, work):
     cluster_path = next(iter(sorted(glob.glob(case + ".cluster.*"))), None)
     config_path = case + ".config.yaml"
     if cluster_path is None or not os.path.exists(config_path):
@@ -93,6 +126,7 @@ def run_case(assignor, case, top_level):
     with open(config_path) as f:
         config = yaml.safe_load(f)
     strategy = config.get("strategy") or "high_availability"
+    config_path = config_for(config_path, config, folder_name, work)
     run = subprocess.run([assignor, "assign", "--config", config_path, "--cluster", cluster_path,
                           "--strategy", strategy], capture_output=True, text=True)
     problems = []
@@ -126,6 +160,7 @@ def main():
         print(f"{golden} does not exist, but the shared folder around it does")
         return 1
     folders = [golden] + sorted(p for p in glob.glob(os.path.join(golden, "*")) if os.path.isdir(p))
+    work = tempfile.mkdtemp(prefix="assignor-golden-")
     total = failed = 0
     summary = []
     for folder in folders:
@@ -139,7 +174,7 @@ def main():
             continue
         ok = 0
         for case in cases:
-            problems, reproduce = run_case(args.assignor, case, folder == golden)
+            problems, reproduce = run_case(args.assignor, case, folder == golden, name, work)
             label = os.path.relpath(case, golden)
             if problems:
                 print(f"FAIL {label}\n  " + "\n  ".join(problems[:20]))
@@ -153,7 +188,15 @@ def main():
         failed += len(cases) - ok
         summary.append(f"{name}: exact {ok}/{len(cases)}")
     print("\n".join(summary))
+    for folder_name, versions in RECORDED_FROM.items():
+        for strategy, version in versions.items():
+            print(f"{folder_name}: {strategy} ran with kafka_version {version} (what the answers were recorded from) "
+                  "unless the case's config names one")
     print(f"{total - failed}/{total} golden cases exactly equal to Kafka's answer")
+    if failed:
+        print(f"derived configs kept in {work}")
+    else:
+        shutil.rmtree(work, ignore_errors=True)
     return 1 if failed or total == 0 else 0
 
 

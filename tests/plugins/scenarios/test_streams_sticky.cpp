@@ -1,6 +1,9 @@
 // streams_sticky (Kafka 4.x's KIP-1071 StickyTaskAssignor + refiner), rule by rule on small groups
 // worked out by hand from the algorithm (docs/strategies.md), then random groups for validity,
 // determinism and the refiner's promise: no active restores while a caught-up client exists.
+// The default kafka_version is trunk-058944c (the recorded answers); 4.4 is the released
+// kafka-group-coordinator 4.4.0. Where they decide differently, a case runs both and expects each
+// version's own answer.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
@@ -25,13 +28,19 @@ using testing::warmups_of;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
-StrategyParams refiner_param(bool on) {
-  return StrategyParams(std::map<std::string, std::string>{{"refiner", on ? "true" : "false"}});
+constexpr const char* kDefault = "";  // kafka_version not given
+constexpr const char* k44 = "4.4";
+constexpr const char* kTrunk = "trunk-058944c";
+
+StrategyParams refiner_param(bool on, const std::string& kafka_version = kDefault) {
+  std::map<std::string, std::string> p{{"refiner", on ? "true" : "false"}};
+  if (!kafka_version.empty()) p["kafka_version"] = kafka_version;
+  return StrategyParams(p);
 }
 
-testing::RunResult run(const Cluster& c, const AssignmentSettings& s = {}, bool refiner = true) {
-  auto r = builtin_plugins().run("streams_sticky", c, s,
-                                 refiner_param(refiner));
+testing::RunResult run(const Cluster& c, const AssignmentSettings& s = {}, bool refiner = true,
+                       const std::string& kafka_version = kDefault) {
+  auto r = builtin_plugins().run("streams_sticky", c, s, refiner_param(refiner, kafka_version));
   EXPECT_THAT(r.errors, IsEmpty()) << describe(c, r.assignment);
   return r;
 }
@@ -100,8 +109,7 @@ TEST(StreamsSticky, WithoutTheOwnerTheBestPreviousCopyTakesTheTask) {
 }
 
 // A later candidate replaces the first only when its client is strictly less loaded AND its
-// thread holds strictly fewer tasks. b ranks first (higher offsets) but already runs 2 tasks
-// (kept in step 1); d is empty: d wins. With b as loaded as d, b keeps its rank.
+// thread holds strictly fewer tasks. b ranks first (higher offsets); d is empty.
 TEST(StreamsSticky, ALaterCandidateWinsOnlyWhenStrictlyLessLoaded) {
   const Cluster busy = ClusterBuilder()
                            .stateful("0_0", 1000).stateless("1_0").stateless("1_1")
@@ -109,8 +117,14 @@ TEST(StreamsSticky, ALaterCandidateWinsOnlyWhenStrictlyLessLoaded) {
                            .offsets({{"0_0", 950}})
                            .client("d").previous_standby({"0_0"}).offsets({{"0_0", 900}})
                            .build();
-  // Stateful pass first: b holds nothing yet when 0_0 is placed, so b (first) keeps the task.
+  // 4.4, one pass in (partition, sub-topology) order 0_0, 1_0, 1_1, quota ceil(3 / 4) = 1: 0_0 has
+  // no previous active; b's threads keep 1_0 and 1_1 (one each); then for 0_0 b (load 2 / 2, its
+  // thread holding 1) loses to d (0, 0).
+  EXPECT_EQ(active_client_of(busy, run(busy, {}, true, k44).assignment, "0_0"), "d");
+  // Trunk (the default) places the stateful tasks first: b holds nothing yet when 0_0 is placed,
+  // so b (first) keeps it.
   EXPECT_EQ(active_client_of(busy, run(busy).assignment, "0_0"), "b");
+  EXPECT_EQ(active_client_of(busy, run(busy, {}, true, kTrunk).assignment, "0_0"), "b");
 
   const Cluster loaded = ClusterBuilder()
                              .stateful("0_0", 1000).stateful("0_1", 1000).stateful("0_2", 1000)
@@ -204,22 +218,104 @@ TEST(StreamsSticky, TheMemberIsKafkasToo) {
   EXPECT_EQ(r.assignment.actives[0].thread, 1u);  // "w", the second thread of the file
 }
 
+// ---- where Kafka 4.4.0 and the recorded trunk differ (kafka_version) ----
+
+// Kafka 4.4 places all actives in one pass: in (partition, sub-topology) order 0_0 (stateless) comes
+// before 1_0 (stateful), so with a quota of ceil(2 / 2) = 1 per member a keeps 0_0 and 1_0 goes to
+// the empty b. Trunk places the stateful tasks first under their own quota (ceil(1 / 2) = 1): a
+// keeps 1_0, and the stateless 0_0 moves to b.
+TEST(StreamsStickyKafkaVersion, Kafka44PlacesActivesInOnePassTrunkStatefulFirst) {
+  const Cluster c = ClusterBuilder()
+                        .stateless("0_0").stateful("1_0", 1000)
+                        .client("a").previous_active({"0_0", "1_0"})
+                        .client("b")
+                        .build();
+  const auto r44 = run(c, {}, false, k44);
+  EXPECT_THAT(actives_of(c, r44.assignment, "a"), ElementsAre("0_0"));
+  EXPECT_THAT(actives_of(c, r44.assignment, "b"), ElementsAre("1_0"));
+  for (const char* version : {kDefault, kTrunk}) {
+    const auto trunk = run(c, {}, false, version);
+    EXPECT_THAT(actives_of(c, trunk.assignment, "a"), ElementsAre("1_0")) << version;
+    EXPECT_THAT(actives_of(c, trunk.assignment, "b"), ElementsAre("0_0")) << version;
+  }
+}
+
+// A new stateless task 0_1 between two equally loaded processes: b runs the stateless 0_0, a the
+// stateful 1_0 (both kept: quota ceil(3 / 2) = 2). Kafka 4.4's queue compares load alone, so the
+// tie falls to the HashMap order of the processes (2 members, 2 bins: "b" = 98 in bin 0 before
+// "a" = 97 in bin 1): b. Trunk breaks the tie by stateless actives per member: a has none, a wins.
+TEST(StreamsStickyKafkaVersion, Kafka44BreaksLoadTiesByHashOrderTrunkByStatelessLoad) {
+  const Cluster c = ClusterBuilder()
+                        .stateless("0_0").stateless("0_1").stateful("1_0", 1000)
+                        .client("a").previous_active({"1_0"})
+                        .client("b").previous_active({"0_0"})
+                        .build();
+  const auto r44 = run(c, {}, false, k44);
+  EXPECT_THAT(actives_of(c, r44.assignment, "a"), ElementsAre("1_0"));
+  EXPECT_THAT(actives_of(c, r44.assignment, "b"), ElementsAre("0_0", "0_1"));
+  const auto trunk = run(c, {}, false, kTrunk);
+  EXPECT_THAT(actives_of(c, trunk.assignment, "a"), ElementsAre("0_1", "1_0"));
+  EXPECT_THAT(actives_of(c, trunk.assignment, "b"), ElementsAre("0_0"));
+}
+
+// rack_aware.tags: Kafka 4.4's StickyTaskAssignor has no rack-aware standby placement, so the
+// standby of 0_0 stays sticky on b, its previous standby holder, though b shares the active's zone.
+// Trunk's RackAwareStandbyPicker first picks a process with an unused zone: c. Without tags both
+// versions keep b.
+TEST(StreamsStickyKafkaVersion, Kafka44IgnoresTagsTrunkSpreadsStandbysOverThem) {
+  const Cluster c = ClusterBuilder()
+                        .stateful("0_0", 1000)
+                        .client("a").tag("zone", "z1").previous_active({"0_0"})
+                        .client("b").tag("zone", "z1").previous_standby({"0_0"})
+                        .client("c").tag("zone", "z2")
+                        .build();
+  AssignmentSettings s;
+  s.num_standby_replicas = 1;
+  AssignmentSettings tagged = s;
+  tagged.rack_aware.tags = {"zone"};
+  const auto r44 = run(c, tagged, false, k44);
+  EXPECT_THAT(actives_of(c, r44.assignment, "a"), ElementsAre("0_0"));
+  EXPECT_THAT(standbys_of(c, r44.assignment, "b"), ElementsAre("0_0"));
+  for (const char* version : {kDefault, kTrunk}) {
+    const auto trunk = run(c, tagged, false, version);
+    EXPECT_THAT(actives_of(c, trunk.assignment, "a"), ElementsAre("0_0")) << version;
+    EXPECT_THAT(standbys_of(c, trunk.assignment, "c"), ElementsAre("0_0")) << version;
+  }
+  EXPECT_THAT(standbys_of(c, run(c, s, false, kTrunk).assignment, "b"), ElementsAre("0_0"));
+}
+
+TEST(StreamsStickyKafkaVersion, AnUnknownVersionIsRejectedNamingTheChoices) {
+  for (const char* bad : {"4.3", "4.4.0", "trunk"}) {
+    try {
+      (void)builtin_plugins().registry().create("streams_sticky", refiner_param(false, bad));
+      ADD_FAILURE() << "accepted kafka_version " << bad;
+    } catch (const ConfigError& e) {
+      EXPECT_THAT(e.what(), ::testing::HasSubstr("kafka_version")) << bad;
+      EXPECT_THAT(e.what(), ::testing::HasSubstr("4.4 or trunk-058944c")) << bad;
+      EXPECT_THAT(e.what(), ::testing::HasSubstr(std::string("'") + bad + "'")) << bad;
+    }
+  }
+}
+
 RC_GTEST_PROP(StreamsStickyRandom, GroupsAreValidDeterministicAndNeverRestoreWhileACaughtUpClientExists, ()) {
   testing::GroupShape shape;
   shape.max_threads = 3;
   shape.max_warmups = 4;
   const testing::Group g = *testing::gen_group(shape);
+  const std::string version = *rc::gen::element<std::string>(k44, kTrunk);
   const Cluster& c = g.cluster;
   const AssignmentSettings& s = g.settings;
-  const auto r = builtin_plugins().run("streams_sticky", c, s);
+  const auto r = builtin_plugins().run("streams_sticky", c, s, refiner_param(true, version));
   testing::require_valid(c, r);
   testing::require_run(r.metrics.restoring_actives == 0u, c, r, "a restoring active");
   testing::require_run(r.assignment.warmups.size() <= s.max_warmup_replicas, c, r, "too many warmups");
   if (!r.assignment.warmups.empty())
     testing::require_run(r.assignment.probing_rebalance, c, r, "warmups without a probing rebalance");
-  testing::require(builtin_plugins().run("streams_sticky", c, s).assignment == r.assignment, "not deterministic");
+  testing::require(builtin_plugins().run("streams_sticky", c, s, refiner_param(true, version)).assignment ==
+                       r.assignment,
+                   "not deterministic");
   // Without the refiner: never a warmup, never probing, and every task placed all the same.
-  const auto raw = builtin_plugins().run("streams_sticky", c, s, refiner_param(false));
+  const auto raw = builtin_plugins().run("streams_sticky", c, s, refiner_param(false, version));
   testing::require_valid(c, raw);
   testing::require_run(raw.assignment.warmups.empty() && !raw.assignment.probing_rebalance, c, raw, "warmups or probing without the refiner");
 }

@@ -31,7 +31,6 @@ import java.util.TreeSet;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.abort;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -44,48 +43,87 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * <p>Inputs are given to Kafka as shared/kafka-golden/README.md says: a client is a process (its id
  * as is), each thread a member (its name in {@code previous_by_thread}, else {@code <client>/t<k>})
  * in a {@code HashMap} as in the group coordinator; previous tasks of a client without
- * {@code previous_by_thread} are dealt over its threads (tasks with a changelog, then the other
- * actives, then standbys, each in task order to the thread holding fewest); a thread reports the
+ * {@code previous_by_thread} are dealt over its threads (actives, then standbys, each in task order
+ * to the thread holding fewest: what the recorded streams_balanced inputs show, whatever their README
+ * says, and what streams_sticky's member split assumes); a thread reports the
  * offsets of the tasks it held, and the offsets of tasks its client holds no copy of go to its
  * threads round-robin in task order; running (-2) offsets are not sent.
  *
- * <p>{@code streams_sticky} is not yet Kafka-exact (issue 22): its differences are counted and
- * reported, and the test is skipped with that count, never passed silently, until
- * {@code -Dassignor.streams_sticky.required=true} (the default once issue 22 lands) makes every
- * difference a failure. {@code BalancedTaskAssignor} is in no released Kafka jar (4.0 to 4.4; it is
- * apache/kafka pull request 23419), so its recorded answers are its only oracle here.
+ * <p>{@code streams_sticky} reproduces more than one Kafka (its {@code kafka_version} parameter): the
+ * generated groups run it with the version of this jar ({@link #stickyVersion()}, "4.4" for 4.4.0),
+ * and so do the recorded inputs. A difference from the jar's assignor is a failure, except the cases
+ * of {@link #KNOWN_4_4_DIFFERENCES} (standbys placed otherwise, not yet understood): while only those
+ * differ the test is skipped with the count, never passed silently, and
+ * {@code -Dassignor.streams_sticky.required=true} makes them failures too. The recorded answers come
+ * from an unreleased trunk commit (apache/kafka 058944c8144d), which tests/kafka/golden.py checks
+ * with {@code kafka_version: trunk-058944c} (the strategy's default); here the jar's own answers on
+ * those inputs are counted against them (a fact about Kafka's versions, reported, not a failure).
+ * {@code BalancedTaskAssignor} is in no released Kafka jar (4.0 to 4.4; it is apache/kafka pull
+ * request 23419), so its recorded answers are its only oracle here.
  */
 class StreamsGroupDifferentialTest {
+    /**
+     * Where streams_sticky with kafka_version 4.4 is known to differ from Kafka 4.4.0's assignor:
+     * recorded inputs by file name, generated groups as "case N seed S".
+     */
+    static final Set<String> KNOWN_4_4_DIFFERENCES = Set.of("s405-scale-in-v2.kafka.json", "case 143 seed 20261201");
+
+    /** Fails on a difference outside the known ones; skips, reporting them, when only known ones remain. */
+    private static void requireOnlyKnown(final String summary, final Map<String, String> differences) {
+        final Map<String, String> unknown = new TreeMap<>(differences);
+        if (!Boolean.getBoolean("assignor.streams_sticky.required")) {
+            unknown.keySet().removeAll(KNOWN_4_4_DIFFERENCES);
+        }
+        assertTrue(unknown.isEmpty(), summary + ":\n  " + String.join("\n  ", unknown.values().stream().limit(10).toList()));
+        if (!differences.isEmpty()) {
+            abort(summary + ": only the known differences (KNOWN_4_4_DIFFERENCES); "
+                + "-Dassignor.streams_sticky.required=true makes them failures");
+        }
+    }
+
     private static final String[] SCENARIOS = {"fresh", "scale-out", "scale-in", "rolling-restart"};
 
     /** The oracle against the recorded KIP-1071 answers (apache/kafka 058944c8144d). */
     @Test
     void kafkasStickyAssignorFromThisJarAgainstTheRecordedAnswers() throws IOException {
         final List<Path> cases = golden("streams_sticky");
+        final Path assignor = TestSupport.requireAssignor();  // for streams_sticky on the same inputs
+        final Path work = Files.createTempDirectory("sticky-recorded-");
         final List<String> different = new ArrayList<>();
+        final Map<String, String> oursDifferent = new TreeMap<>();
         for (final Path kafkaJson : cases) {
             final JsonNode cluster = TestSupport.read(clusterOf(kafkaJson));
-            final JsonNode config = TestSupport.read(configOf(kafkaJson));
-            final var kafka = kafkaSticky(cluster, config.path("assignment").path("num_standby_replicas").asInt(0));
+            final int standbys = TestSupport.read(configOf(kafkaJson)).path("assignment").path("num_standby_replicas")
+                .asInt(0);
+            final var kafka = kafkaSticky(cluster, standbys);
             final List<String> d = TestSupport.differences(withEveryClient(TestSupport.roles(
                 TestSupport.read(kafkaJson).get("assignment")), cluster), kafka);
             if (!d.isEmpty()) {
                 different.add(kafkaJson.getFileName() + ": " + d.subList(0, Math.min(3, d.size())));
             }
+            final List<String> o = TestSupport.differences(kafka,
+                streamsSticky(assignor, clusterOf(kafkaJson), standbys, work, kafkaJson.getFileName().toString()));
+            if (!o.isEmpty()) {
+                oursDifferent.put(kafkaJson.getFileName().toString(),
+                    kafkaJson.getFileName() + ": " + o.subList(0, Math.min(3, o.size())));
+            }
         }
         final String summary = String.format("Kafka %s StickyTaskAssignor (KIP-1071): %d/%d answers recorded from "
-            + "apache/kafka 058944c8144d (later trunk) equal", TestSupport.kafkaVersion(), cases.size() - different.size(),
-            cases.size());
+            + "apache/kafka 058944c8144d (later trunk) equal; streams_sticky with kafka_version %s equal to this "
+            + "jar on %d/%d of those inputs", TestSupport.kafkaVersion(), cases.size() - different.size(),
+            cases.size(), stickyVersion(), cases.size() - oursDifferent.size(), cases.size());
         System.out.println(summary);
         different.stream().limit(3).forEach(d -> System.out.println("  " + d.substring(0, Math.min(300, d.length()))));
+        requireOnlyKnown(summary, oursDifferent);
         // The released assignor is not the one recorded (KIP-1071's assignor kept changing after 4.4):
         // a fact about Kafka's versions, reported with its count, not a failure of ours.
         if (!different.isEmpty()) {
-            abort(summary + ": the released assignor differs from the recorded trunk one");
+            abort(summary + ": the released assignor differs from the recorded trunk one (tests/kafka/golden.py "
+                + "checks streams_sticky against those answers with kafka_version trunk-058944c)");
         }
     }
 
-    /** streams_sticky (refiner off) against this jar's StickyTaskAssignor on generated groups. */
+    /** streams_sticky (refiner off, this jar's kafka_version) against this jar's StickyTaskAssignor on generated groups. */
     @Test
     void streamsStickyAgainstKafkasStickyAssignor() throws IOException {
         final Path assignor = TestSupport.requireAssignor();
@@ -93,38 +131,50 @@ class StreamsGroupDifferentialTest {
         final long seed = Long.getLong("assignor.differential.seed", 20261201L);
         final Random rng = new Random(seed);
         final Path work = Files.createTempDirectory("sticky-differential-");
-        final List<String> different = new ArrayList<>();
+        final Map<String, String> different = new TreeMap<>();
         for (int i = 0; i < cases; ++i) {
             final int standbys = rng.nextInt(3);
             final ObjectNode cluster = HighAvailabilityDifferentialTest.generatedCluster(assignor, rng, i, work);
             final var kafka = kafkaSticky(cluster, standbys);
             final Path clusterFile = work.resolve("case" + i + ".cluster.json");
             Files.write(clusterFile, TestSupport.JSON.writeValueAsBytes(cluster));
-            final Path config = TestSupport.write(work.resolve("case" + i + ".config.yaml"),
-                "strategy: streams_sticky\nassignment: {num_standby_replicas: " + standbys + "}\n"
-                    + "strategies: {streams_sticky: {refiner: false}}\n");
-            final var ours = TestSupport.roles(TestSupport.parse(TestSupport.run(List.of(assignor.toString(), "assign",
-                "--config", config.toString(), "--cluster", clusterFile.toString()))).get("assignment"));
-            final List<String> d = TestSupport.differences(kafka, ours);
+            final List<String> d = TestSupport.differences(kafka,
+                streamsSticky(assignor, clusterFile, standbys, work, "case" + i));
             if (!d.isEmpty()) {
-                different.add("case " + i + " (" + clusterFile + ", " + standbys + " standbys): "
-                    + String.join("; ", d.subList(0, Math.min(3, d.size()))));
+                different.put("case " + i + " seed " + seed, "case " + i + " (" + clusterFile + ", " + standbys
+                    + " standbys): " + String.join("; ", d.subList(0, Math.min(3, d.size()))));
             } else {
                 Files.delete(clusterFile);
-                Files.delete(config);
+                Files.delete(work.resolve("case" + i + ".config.yaml"));
             }
         }
-        final String summary = String.format("streams_sticky vs Kafka %s StickyTaskAssignor (KIP-1071): %d/%d "
-            + "generated groups equal, %d differ (seed %d)", TestSupport.kafkaVersion(), cases - different.size(), cases,
-            different.size(), seed);
+        final String summary = String.format("streams_sticky (kafka_version %s) vs Kafka %s StickyTaskAssignor "
+            + "(KIP-1071): %d/%d generated groups equal, %d differ (seed %d)", stickyVersion(),
+            TestSupport.kafkaVersion(), cases - different.size(), cases, different.size(), seed);
         System.out.println(summary);
-        different.stream().limit(5).forEach(d -> System.out.println("  " + d));
-        if (!different.isEmpty()) {
-            if (Boolean.getBoolean("assignor.streams_sticky.required")) {
-                fail(summary + ":\n  " + String.join("\n  ", different.subList(0, Math.min(10, different.size()))));
-            }
-            abort(summary + ": not yet required (issue 22); -Dassignor.streams_sticky.required=true makes it a failure");
-        }
+        different.values().stream().limit(5).forEach(d -> System.out.println("  " + d));
+        requireOnlyKnown(summary, different);
+    }
+
+    /**
+     * The kafka_version of streams_sticky that this jar's StickyTaskAssignor is: its major.minor
+     * ("4.4" for 4.4.0). A jar whose version streams_sticky does not know fails the run with the
+     * strategy's own message (the accepted values).
+     */
+    static String stickyVersion() {
+        final String[] parts = TestSupport.kafkaVersion().split("\\.");
+        return parts.length >= 2 ? parts[0] + "." + parts[1] : TestSupport.kafkaVersion();
+    }
+
+    /** `assignor assign --strategy streams_sticky` (refiner off, this jar's kafka_version), per client. */
+    private static Map<String, Map<String, SortedSet<String>>> streamsSticky(final Path assignor, final Path cluster,
+                                                                         final int standbys, final Path work,
+                                                                         final String name) {
+        final Path config = TestSupport.write(work.resolve(name + ".config.yaml"),
+            "strategy: streams_sticky\nassignment: {num_standby_replicas: " + standbys + "}\n"
+                + "strategies: {streams_sticky: {refiner: false, kafka_version: \"" + stickyVersion() + "\"}}\n");
+        return TestSupport.roles(TestSupport.parse(TestSupport.run(List.of(assignor.toString(), "assign",
+            "--config", config.toString(), "--cluster", cluster.toString()))).get("assignment"));
     }
 
     /** streams_balanced against its recorded answers: Kafka's BalancedTaskAssignor is in no released jar. */
@@ -205,11 +255,7 @@ class StreamsGroupDifferentialTest {
                 standby.add(new ArrayList<>());
             }
             if (!c.has("previous_by_thread")) {
-                final List<String> prevActive = sorted(texts(c.path("previous_active")));
-                final List<String> statefulFirst = new ArrayList<>();
-                prevActive.stream().filter(t -> logged.get(t.substring(0, t.indexOf('_')))).forEach(statefulFirst::add);
-                prevActive.stream().filter(t -> !logged.get(t.substring(0, t.indexOf('_')))).forEach(statefulFirst::add);
-                deal(statefulFirst, active, standby, active);
+                deal(sorted(texts(c.path("previous_active"))), active, standby, active);
                 deal(sorted(texts(c.path("previous_standby"))), active, standby, standby);
             }
             final Map<String, Long> sums = new TreeMap<>((a, b) -> compareTasks(a, b));
