@@ -4,8 +4,7 @@
 // Kafka's: "trunk-058944c" (default), apache/kafka commit 058944c8144d (unreleased trunk, where the
 // recorded answers of ../shared/kafka-golden/streams_sticky come from: all equal); "4.4", the
 // released kafka-group-coordinator 4.4.0, what a Kafka 4.4 broker runs (equal to that jar on 300 of
-// 300 generated groups and 35 of the 36 recorded inputs; the bridge's StreamsGroupDifferentialTest
-// reports the other one, whose standbys differ).
+// 300 generated groups and the 36 recorded inputs: the bridge's StreamsGroupDifferentialTest).
 //
 // A client is Kafka's process; each of its threads is a member (kip1071_group.hpp: member ids,
 // what each member held and reports, and the coordinator's HashMap order of the members).

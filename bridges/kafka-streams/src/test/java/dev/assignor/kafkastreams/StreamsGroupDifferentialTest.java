@@ -41,7 +41,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * answers and on generated groups; and {@code streams_balanced} against its recorded answers.
  *
  * <p>Inputs are given to Kafka as shared/kafka-golden/README.md says: a client is a process (its id
- * as is), each thread a member (its name in {@code previous_by_thread}, else {@code <client>/t<k>})
+ * as is), each thread a member (its name in {@code previous_by_thread}, else {@code <client>/t<k>}
+ * with k counting from 0 over the names previous_by_thread leaves free)
  * in a {@code HashMap} as in the group coordinator; previous tasks of a client without
  * {@code previous_by_thread} are dealt over its threads (actives, then standbys, each in task order
  * to the thread holding fewest: what the recorded streams_balanced inputs show, whatever their README
@@ -51,37 +52,15 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  *
  * <p>{@code streams_sticky} reproduces more than one Kafka (its {@code kafka_version} parameter): the
  * generated groups run it with the version of this jar ({@link #stickyVersion()}, "4.4" for 4.4.0),
- * and so do the recorded inputs. A difference from the jar's assignor is a failure, except the cases
- * of {@link #KNOWN_4_4_DIFFERENCES} (one recorded input whose standbys are placed otherwise, not yet
- * understood): while only those
- * differ the test is skipped with the count, never passed silently, and
- * {@code -Dassignor.streams_sticky.required=true} makes them failures too. The recorded answers come
- * from an unreleased trunk commit (apache/kafka 058944c8144d), which tests/kafka/golden.py checks
- * with {@code kafka_version: trunk-058944c} (the strategy's default); here the jar's own answers on
- * those inputs are counted against them (a fact about Kafka's versions, reported, not a failure).
+ * and so do the recorded inputs: every difference from the jar's assignor is a failure. The
+ * recorded answers come from an unreleased trunk commit (apache/kafka 058944c8144d), which
+ * tests/kafka/golden.py checks with {@code kafka_version: trunk-058944c} (the strategy's default);
+ * here the jar's own answers on those inputs are counted against them (a fact about Kafka's
+ * versions, reported, not a failure).
  * {@code BalancedTaskAssignor} is in no released Kafka jar (4.0 to 4.4; it is apache/kafka pull
  * request 23419), so its recorded answers are its only oracle here.
  */
 class StreamsGroupDifferentialTest {
-    /**
-     * Where streams_sticky with kafka_version 4.4 is known to differ from Kafka 4.4.0's assignor:
-     * recorded inputs by file name, generated groups as "case N seed S".
-     */
-    static final Set<String> KNOWN_4_4_DIFFERENCES = Set.of("s405-scale-in-v2.kafka.json");
-
-    /** Fails on a difference outside the known ones; skips, reporting them, when only known ones remain. */
-    private static void requireOnlyKnown(final String summary, final Map<String, String> differences) {
-        final Map<String, String> unknown = new TreeMap<>(differences);
-        if (!Boolean.getBoolean("assignor.streams_sticky.required")) {
-            unknown.keySet().removeAll(KNOWN_4_4_DIFFERENCES);
-        }
-        assertTrue(unknown.isEmpty(), summary + ":\n  " + String.join("\n  ", unknown.values().stream().limit(10).toList()));
-        if (!differences.isEmpty()) {
-            abort(summary + ": only the known differences (KNOWN_4_4_DIFFERENCES); "
-                + "-Dassignor.streams_sticky.required=true makes them failures");
-        }
-    }
-
     private static final String[] SCENARIOS = {"fresh", "scale-out", "scale-in", "rolling-restart"};
 
     /** The oracle against the recorded KIP-1071 answers (apache/kafka 058944c8144d). */
@@ -115,7 +94,7 @@ class StreamsGroupDifferentialTest {
             cases.size(), stickyVersion(), cases.size() - oursDifferent.size(), cases.size());
         System.out.println(summary);
         different.stream().limit(3).forEach(d -> System.out.println("  " + d.substring(0, Math.min(300, d.length()))));
-        requireOnlyKnown(summary, oursDifferent);
+        assertEquals(Map.of(), oursDifferent, summary);
         // The released assignor is not the one recorded (KIP-1071's assignor kept changing after 4.4):
         // a fact about Kafka's versions, reported with its count, not a failure of ours.
         if (!different.isEmpty()) {
@@ -154,7 +133,7 @@ class StreamsGroupDifferentialTest {
             TestSupport.kafkaVersion(), cases - different.size(), cases, different.size(), seed);
         System.out.println(summary);
         different.values().stream().limit(5).forEach(d -> System.out.println("  " + d));
-        requireOnlyKnown(summary, different);
+        assertTrue(different.isEmpty(), summary + ":\n  " + String.join("\n  ", different.values().stream().limit(10).toList()));
     }
 
     /**
@@ -250,10 +229,15 @@ class StreamsGroupDifferentialTest {
                 active.add(texts(e.getValue().path("active")));
                 standby.add(texts(e.getValue().path("standby")));
             });
-            while (names.size() < threads) {
-                names.add(client + "/t" + names.size());
-                active.add(new ArrayList<>());
-                standby.add(new ArrayList<>());
+            // The other threads are t0, t1, ... skipping the names previous_by_thread already uses
+            // (the numbering assignor's thread split gives them).
+            final Set<String> named = new HashSet<>(names);
+            for (int i = 0; names.size() < threads; ++i) {
+                if (!named.contains("t" + i)) {
+                    names.add(client + "/t" + i);
+                    active.add(new ArrayList<>());
+                    standby.add(new ArrayList<>());
+                }
             }
             if (!c.has("previous_by_thread")) {
                 deal(sorted(texts(c.path("previous_active"))), active, standby, active);
