@@ -29,7 +29,7 @@
 #include <utility>
 
 #include "cluster_file.hpp"
-#include "yaml_json_reader.hpp"
+#include "assignor/host/formats/yaml_json_reader.hpp"
 
 namespace assignor::host::detail {
 
