@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <iostream>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 #include "assignor/errors.hpp"
@@ -135,16 +136,20 @@ TEST_F(Isolation, HangIsKilledAtTheTimeLimit) {
 // A process the strategy started that left its process group and session (setsid) used to survive
 // the time-limit kill. Now it is killed and reaped before run_assignment returns.
 TEST_F(Isolation, WhatAHangingStrategyStartedDiesWithIt) {
-  const auto pid_file = std::filesystem::path(::testing::TempDir()) / "assignor_isolation_pids";
-  std::filesystem::remove(pid_file);
   Config config = isolated("test_strategy_hangs");
-  config.strategy_limits.time_ms = 3000;  // time enough to start the process and write its pid
+  config.strategy_limits.time_ms = 3000;  // time enough to start the process and say its pid
   config.strategy_params["test_strategy_hangs"] =
-      params_of({{"hang", "sleep"}, {"spawn", "detached"}, {"pid_file", pid_file.string()}});
-  EXPECT_THAT(failure(config), HasSubstr("exceeded its time limit"));
-  std::ifstream in(pid_file);
+      params_of({{"hang", "sleep"}, {"spawn", "detached"}, {"say_pids", "true"}});
+  // The strategy can write no file: it says its pids on standard error, which it shares with us.
+  ::testing::internal::CaptureStderr();
+  const std::string message = failure(config);
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  EXPECT_THAT(message, HasSubstr("exceeded its time limit"));
+  const auto at = said.find("test_strategy_hangs pids: ");
+  ASSERT_NE(at, std::string::npos) << "the strategy did not get to say its pids: " << said;
+  std::istringstream in(said.substr(at + std::string("test_strategy_hangs pids: ").size()));
   pid_t strategy = 0, spawned = 0;
-  ASSERT_TRUE(in >> strategy >> spawned) << "the strategy did not get to write its pids";
+  ASSERT_TRUE(in >> strategy >> spawned);
   ASSERT_GT(spawned, 0);
   for (const pid_t pid : {strategy, spawned}) {
     errno = 0;
