@@ -11,6 +11,7 @@
 #include <signal.h>
 
 #include <cerrno>
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <fstream>
@@ -63,7 +64,8 @@ class Isolation : public ::testing::Test {
     registry_.load_directory(ASSIGNOR_PLUGIN_DIR, assignor::host::PluginOrigin::bundled);
     for (const char* library : {TEST_PLUGIN_STRATEGY_CRASHES, TEST_PLUGIN_STRATEGY_HANGS, TEST_PLUGIN_STRATEGY_HOGS_MEMORY,
                                 TEST_PLUGIN_STRATEGY_PRINTS, TEST_PLUGIN_TRIVIAL_VALID, TEST_PLUGIN_STRATEGY_THROWS,
-                                TEST_PLUGIN_STRATEGY_INVALID, TEST_PLUGIN_FACTORY_BAD_PARAM, TEST_PLUGIN_STRATEGY_MISBEHAVES})
+                                TEST_PLUGIN_STRATEGY_INVALID, TEST_PLUGIN_FACTORY_BAD_PARAM, TEST_PLUGIN_STRATEGY_MISBEHAVES,
+                                TEST_PLUGIN_STRATEGY_FORGES_RESULT})
       registry_.load(library);
   }
 
@@ -226,6 +228,23 @@ TEST_F(Isolation, WhatTheStrategyPrintsNeverReachesStdout) {
   const std::string stdout_text = ::testing::internal::GetCapturedStdout();
   EXPECT_EQ(out.report.strategy, "test_strategy_prints");
   EXPECT_THAT(stdout_text, Not(HasSubstr("chatty strategy")));
+}
+
+// Issue 32: a child that wrote its own record (assign_ms -123456, NaN) and ended with _exit(0) used
+// to have it printed. The host measures the time itself, fork to answer; an answer it does not
+// know the shape of is malformed, whatever it claims.
+TEST_F(Isolation, TheHostMeasuresTheTimeWhateverTheChildWrites) {
+  Config config = isolated("test_strategy_forges_result");
+  config.strategy_params["test_strategy_forges_result"] = params_of({{"forge", "valid_frame"}, {"sleep_ms", "200"}});
+  const RunOutcome out = run_assignment(registry_, config, cluster(), config.strategy);
+  EXPECT_EQ(out.report.assignment.actives.size(), 5u);  // its placements are its answer
+  EXPECT_TRUE(std::isfinite(out.report.assign_ms));
+  EXPECT_GE(out.report.assign_ms, 200.0) << "the 200 ms the strategy slept before answering count";
+  for (const std::string forge : {"negative_time", "nan_time", "huge_count"}) {
+    SCOPED_TRACE(forge);
+    config.strategy_params["test_strategy_forges_result"] = params_of({{"forge", forge}});
+    EXPECT_THAT(failure(config), HasSubstr("returned a malformed result from its process"));
+  }
 }
 
 TEST_F(Isolation, ManyRunsLeaveNoProcessBehind) {
