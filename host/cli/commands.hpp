@@ -16,6 +16,7 @@
 
 #include "assignor/host/formats/config_reader.hpp"
 #include "assignor/host/plugins/plugin_registry.hpp"
+#include "assignor/host/support/temporary_files.hpp"
 #include "assignor/assignment.hpp"
 #include "assignor/model.hpp"
 
@@ -69,7 +70,9 @@ void load_plugins(host::PluginRegistry& registry, const host::Config* config,
                   const std::vector<std::string>& plugin_paths);
 // Where a command's results go: standard output when `path` is empty or "-", else that file. Every
 // write is checked: a full disk, a closed or broken standard output is an InputError naming the
-// target and the reason (exit 2), never a success with nothing written.
+// target and the reason (exit 2), never a success with nothing written. A file is written under a
+// temporary name beside it and renamed by close(): an error or a signal before that leaves nothing
+// at its name (support/temporary_files.hpp).
 class Output {
  public:
   explicit Output(const std::string& path);
@@ -83,6 +86,8 @@ class Output {
   std::string name_;
   int fd_ = -1;
   bool owned_ = false;
+  host::TemporaryPath partial_;  // the temporary file, until close() renames it
+  std::filesystem::path final_;
 };
 
 // Writes `text` to `path` (as Output does) and closes it.

@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -9,12 +10,17 @@
 #include <system_error>
 
 #include "assignor/errors.hpp"
+#include "assignor/host/formats/text_file.hpp"
 #include "assignor/host/run/runner.hpp"
+#include "assignor/host/support/printable.hpp"
 #include "assignor/host/support/logging.hpp"
 #include "assignor/host/support/standard_output.hpp"
+#include "assignor/host/support/temporary_files.hpp"
 #include "commands.hpp"
 
 namespace assignor::cli {
+
+namespace fs = std::filesystem;
 
 void setup_logging(const std::string& level) { host::set_log_level(level); }
 
@@ -80,13 +86,36 @@ Output::Output(const std::string& path) {
     return;
   }
   name_ = path;
+  owned_ = true;
+  // A regular file (or a new one) is written under a temporary name beside it and renamed when
+  // complete: a failure or a signal (SIGINT, SIGTERM, SIGHUP) never leaves a partial output at its
+  // name (the temporary one is removed). A symlink is followed to its file; anything else (a
+  // device such as /dev/null, a FIFO) is written in place.
+  std::error_code ec;
+  fs::path target = path;
+  if (fs::is_symlink(fs::symlink_status(target, ec))) target = fs::weakly_canonical(target, ec);
+  const fs::file_status status = fs::status(target, ec);
+  if (!fs::exists(status) || fs::is_regular_file(status)) {
+    const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+    std::string pattern = (dir / ("." + target.filename().string() + ".assignor-XXXXXX")).string();
+    const int fd = ::mkostemp(pattern.data(), O_CLOEXEC);
+    if (fd >= 0) {
+      const mode_t mask = ::umask(0);  // the mode open(0666) would have given it
+      ::umask(mask);
+      ::fchmod(fd, 0666 & ~mask);
+      fd_ = fd;
+      partial_ = host::TemporaryPath(pattern, host::TemporaryPath::Kind::file);
+      final_ = target;
+      return;
+    }
+    // No temporary file beside it (a directory we may not write): write it in place.
+  }
   fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   if (fd_ < 0) throw InputError(fmt::format("{}: cannot open for writing: {}", path, errno_text(errno)));
-  owned_ = true;
 }
 
 Output::~Output() {
-  if (owned_ && fd_ >= 0) ::close(fd_);
+  if (owned_ && fd_ >= 0) ::close(fd_);  // partial_ removes an unfinished temporary file
 }
 
 void Output::write(std::string_view text) {
@@ -103,6 +132,12 @@ void Output::close() {
   const int fd = fd_;
   fd_ = -1;
   if (::close(fd) != 0) throw InputError(fmt::format("{}: write failed: {}", name_, errno_text(errno)));
+  if (!partial_.path().empty()) {
+    std::error_code ec;
+    fs::rename(partial_.path(), final_, ec);
+    if (ec) throw InputError(fmt::format("{}: cannot put the result in place: {}", name_, ec.message()));
+    partial_.release();
+  }
 }
 
 void write_output(const std::string& text, const std::string& path) {
@@ -113,11 +148,8 @@ void write_output(const std::string& text, const std::string& path) {
 
 namespace {
 std::string input_file_problem(const std::string& path) {
-  if (path == "-") return {};
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) return path + ": no such file";
-  if (std::filesystem::is_directory(path, ec)) return path + ": is a directory, not a file";
-  return {};
+  const std::string problem = host::detail::input_path_problem(path);
+  return problem.empty() ? problem : host::printable(path) + ": " + problem;
 }
 }  // namespace
 

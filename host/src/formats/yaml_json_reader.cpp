@@ -60,43 +60,76 @@ std::string source_name(const std::filesystem::path& path) {
   return path == "-" ? std::string("standard input") : path.string();
 }
 
-std::string read_text_file(const std::string& source, const std::filesystem::path& path, std::string_view what,
-                           std::uint64_t max_bytes) {
-  std::error_code ec;
-  const bool standard_input = path == "-";
-  if (!standard_input && !std::filesystem::exists(path, ec))
-    throw InputError(fmt::format("{}: cannot read {}: no such file", source, what));
-  if (!standard_input && std::filesystem::is_directory(path, ec))
-    throw InputError(fmt::format("{}: cannot read {}: it is a directory", source, what));
-  auto too_large = [&](std::string_view size) {
-    return InputError(fmt::format("{}: the {} is too large ({} bytes); the limit is {} bytes "
-                                  "(limits.max_file_mb in the config)",
-                                  source, what, size, max_bytes));
-  };
-  if (!standard_input && std::filesystem::is_regular_file(path, ec)) {
-    const std::uintmax_t size = std::filesystem::file_size(path, ec);
-    if (!ec && size > max_bytes) throw too_large(std::to_string(size));
+std::string input_path_problem(const std::filesystem::path& path) {
+  if (path == "-") return {};
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0) return S_ISDIR(st.st_mode) ? "a directory, not a file" : "";
+  const int error = errno;
+  if (error == ELOOP) return "a symlink loop (too many levels of symbolic links)";
+  if (error == ENOENT) {
+    std::error_code ec;
+    if (std::filesystem::is_symlink(std::filesystem::symlink_status(path, ec))) {
+      const auto target = std::filesystem::read_symlink(path, ec);
+      return fmt::format("a symlink to {}, which does not exist", printable(target.string()));
+    }
+    return "no such file";
   }
+  return std::error_code(error, std::generic_category()).message();
+}
+
+std::string regular_file_problem(const std::filesystem::path& path) {
+  if (std::string problem = input_path_problem(path); !problem.empty()) return problem;
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return std::error_code(errno, std::generic_category()).message();
+  if (S_ISREG(st.st_mode)) return {};
+  if (S_ISFIFO(st.st_mode)) return "a FIFO, not a file";
+  if (S_ISSOCK(st.st_mode)) return "a socket, not a file";
+  if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) return "a device, not a file";
+  return "not a regular file";
+}
+
+int open_input(const std::string& source, const std::filesystem::path& path, std::string_view what) {
+  if (const std::string problem = input_path_problem(path); !problem.empty())
+    throw InputError(fmt::format("{}: cannot read {}: {}", source, what, problem));
   auto failed = [&](int error) {
     return InputError(fmt::format("{}: cannot read {}: {}", source, what,
                                   std::error_code(error, std::generic_category()).message()));
   };
   // "-" is standard input (a copy of its descriptor, so that closing it here closes nothing else).
-  const int fd = standard_input ? ::fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3)
-                                : ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  const int fd = path == "-" ? ::fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3)
+                             : ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) throw failed(errno);
+  // Blocking again for the reads: a writer that is slow to write is waited for.
+  if (const int flags = ::fcntl(fd, F_GETFL); flags == -1 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == -1) {
+    const int error = errno;
+    ::close(fd);
+    throw failed(error);
+  }
+  return fd;
+}
+
+std::string read_text_file(const std::string& source, const std::filesystem::path& path, std::string_view what,
+                           std::uint64_t max_bytes) {
+  auto too_large = [&](std::string_view size) {
+    return InputError(fmt::format("{}: the {} is too large ({} bytes); the limit is {} bytes "
+                                  "(limits.max_file_mb in the config)",
+                                  source, what, size, max_bytes));
+  };
+  auto failed = [&](int error) {
+    return InputError(fmt::format("{}: cannot read {}: {}", source, what,
+                                  std::error_code(error, std::generic_category()).message()));
+  };
+  const int fd = open_input(source, path, what);
   struct Closer {
     int fd;
     ~Closer() { ::close(fd); }
   } closer{fd};
-  // Blocking again for the reads: a writer that is slow to write is waited for.
-  if (const int flags = ::fcntl(fd, F_GETFL); flags == -1 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == -1)
-    throw failed(errno);
   // A regular file is read into exactly its size (plus the padding the JSON parser reads past the
   // end, so that it needs no copy); a stream (a pipe, a device) in chunks that are joined only once
   // it has ended within the limit, so memory never runs ahead of what was read.
   struct stat st {};
   const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  if (regular && static_cast<std::uint64_t>(st.st_size) > max_bytes) throw too_large(std::to_string(st.st_size));
   constexpr std::size_t kChunk = std::size_t{1} << 20;
   std::vector<std::string> chunks;
   std::uint64_t total = 0;

@@ -25,6 +25,7 @@
 #include "assignor/host/process/sandbox.hpp"
 #include "assignor/host/support/logging.hpp"
 #include "assignor/host/support/standard_output.hpp"
+#include "assignor/host/support/temporary_files.hpp"
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)
@@ -145,6 +146,7 @@ void unregister_group(pid_t pid) {
 extern "C" void forward_and_reraise(int sig) {
   for (const auto& slot : g_groups)
     if (slot > 0) ::kill(-static_cast<pid_t>(slot), SIGKILL);
+  remove_temporary_paths_for_signal();  // a partial output, replay's scratch import: nothing left behind
   ::signal(sig, SIG_DFL);
   ::raise(sig);
 }

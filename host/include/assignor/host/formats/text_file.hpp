@@ -22,4 +22,20 @@ std::string source_name(const std::filesystem::path& path);
 std::string read_text_file(const std::string& source, const std::filesystem::path& path, std::string_view what,
                            std::uint64_t max_bytes = InputLimits{}.max_file_bytes);
 
+// Why `path` cannot be read as an input file, or "" when it can be opened: "no such file", "a
+// symlink to X, which does not exist", "a symlink loop (too many levels of symbolic links)", "a
+// directory, not a file", or the system's reason ("Permission denied"). "-" (standard input) has
+// none. A FIFO or a device is an input (read as a stream, within the reader's limit).
+std::string input_path_problem(const std::filesystem::path& path);
+
+// For an entry of a directory of inputs (shards, scenarios), where nothing but a file belongs: "" for
+// a regular file (through symlinks), else what it is ("a FIFO", "a directory, not a file", "a
+// device", "a socket") or input_path_problem()'s reason.
+std::string regular_file_problem(const std::filesystem::path& path);
+
+// Opens an input for reading as every reader does: InputError "SOURCE: cannot read WHAT: why" when
+// input_path_problem() has a reason or open fails; a FIFO is opened without waiting for a writer
+// (with none, it reads as an empty file); "-" is a copy of standard input. The caller closes it.
+int open_input(const std::string& source, const std::filesystem::path& path, std::string_view what);
+
 }  // namespace assignor::host::detail
