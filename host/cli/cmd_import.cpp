@@ -11,6 +11,7 @@
 #include "assignor/host/import/importer.hpp"
 #include "assignor/host/import/streams_group.hpp"
 #include "assignor/host/report/progress.hpp"
+#include "assignor/host/support/printable.hpp"
 #include "commands.hpp"
 
 namespace assignor::cli {
@@ -27,7 +28,9 @@ HighAvailabilityTaskAssignor, Kafka 2.6 on, at INFO) becomes three files in DIR,
 and index.json lists them. Logs in any common layout (log4j, Spring Boot/logback, JSON lines,
 container prefixes), plain or gzip, several files (several instances: only the leader logs the
 line); '-' reads standard input. A line that cannot be read fully is a warning naming file:line.
-Exit 2 only when nothing was imported.
+Exit 2 when nothing was imported, and for a log that cannot be read whole (a damaged or truncated
+.gz, more than --max-file-mb): then nothing is imported. DIR must be new or empty (--replace
+replaces a previous import there, once this one has succeeded).
 
 Examples:
   assignor import kafka-log app-*.log --output-dir imported --streams-config app.properties
@@ -49,6 +52,8 @@ Command add_import(CLI::App& parent, const Globals& globals) {
   struct Options {
     std::vector<std::string> logs;
     std::string output_dir, streams_config, group_file, offsets;
+    bool replace = false;
+    std::uint64_t max_line_mb = 32, max_file_mb = 1024;
   };
   auto o = std::make_shared<Options>();
   auto* app = parent.add_subcommand("import", "Import a real group: the rebalances Kafka Streams logged, or a KIP-1071 group");
@@ -56,7 +61,19 @@ Command add_import(CLI::App& parent, const Globals& globals) {
   auto* log = app->add_subcommand("kafka-log", "Every rebalance a Kafka Streams leader logged, as cluster files and Kafka's decisions");
   log->footer(kKafkaLogHelp);
   log->add_option("LOG", o->logs, "Log files (plain or .gz; - for standard input)")->required()->check(input_file());
-  log->add_option("--output-dir", o->output_dir, "Directory for the files and index.json (created if missing)")->required();
+  log->add_option("--output-dir", o->output_dir,
+                  "Directory for the files and index.json (created if missing; refused if it holds anything, "
+                  "unless --replace)")
+      ->required();
+  log->add_flag("--replace", o->replace,
+                "Replace the previous import in --output-dir (its rebalance-* files and index.json; only once this "
+                "import has succeeded)");
+  log->add_option("--max-line-mb", o->max_line_mb,
+                  "Longest line read, in MiB (default 32); a longer Decided line is a warning, not imported")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20));
+  log->add_option("--max-file-mb", o->max_file_mb,
+                  "Most text read from one log, in MiB once decompressed (default 1024); more is an error")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 30));
   log->add_option("--streams-config", o->streams_config,
                   "The application's Kafka Streams properties file (num.standby.replicas, max.warmup.replicas, ...)")
       ->check(input_file());
@@ -65,7 +82,11 @@ Command add_import(CLI::App& parent, const Globals& globals) {
   group->add_option("FILE", o->group_file, "Output of kafka-streams-groups.sh --describe --members --verbose")
       ->required()
       ->check(input_file());
-  group->add_option("--output-dir", o->output_dir, "Directory for the cluster file (created if missing)")->required();
+  group->add_option("--output-dir", o->output_dir,
+                    "Directory for the cluster file (created if missing; the group's files are not overwritten "
+                    "unless --replace)")
+      ->required();
+  group->add_flag("--replace", o->replace, "Replace the group's files (<group>.cluster.json, <group>.target.json)");
   group->add_option("--offsets", o->offsets, "End offsets and offset sums (YAML or JSON); else all copies caught up")
       ->check(input_file());
 
@@ -75,6 +96,9 @@ Command add_import(CLI::App& parent, const Globals& globals) {
               host::ImportOptions options;
               options.logs = o->logs;
               options.output_dir = o->output_dir;
+              options.replace = o->replace;
+              options.max_line_bytes = o->max_line_mb << 20;
+              options.max_file_bytes = o->max_file_mb << 20;
               if (!o->streams_config.empty()) options.streams_config = o->streams_config;
               NamedPaths inputs;
               for (const auto& l : o->logs) inputs.push_back({"LOG", l});
@@ -111,10 +135,12 @@ Command add_import(CLI::App& parent, const Globals& globals) {
             host::StreamsGroupOptions options;
             options.file = o->group_file;
             options.output_dir = o->output_dir;
+            options.replace = o->replace;
             if (!o->offsets.empty()) options.offsets = o->offsets;
+            refuse_overwriting_inputs({}, {{"FILE", o->group_file}, {"--offsets", o->offsets}});
             const host::StreamsGroupImport result = host::import_streams_group(options);
-            for (const auto& w : result.notes) std::cerr << "assignor: note: " << w << "\n";
-            write_output(fmt::format("{}: {} clients ({} members), {} tasks ({} stateful)\n", result.cluster_file,
+            for (const auto& w : result.notes) std::cerr << "assignor: note: " << host::printable(w) << "\n";
+            write_output(fmt::format("{}: {} clients ({} members), {} tasks ({} stateful)\n", host::printable(result.cluster_file),
                                      result.clients, result.members, result.tasks, result.stateful_tasks),
                          "");
             return static_cast<int>(kOk);

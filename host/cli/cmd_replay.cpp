@@ -13,6 +13,9 @@
 #include "assignor/host/import/importer.hpp"
 #include "assignor/host/report/progress.hpp"
 #include "assignor/host/report/replay_output.hpp"
+#include "assignor/host/formats/text_file.hpp"
+#include "assignor/host/support/printable.hpp"
+#include "assignor/host/support/temporary_files.hpp"
 #include "commands.hpp"
 
 namespace assignor::cli {
@@ -40,6 +43,7 @@ Command add_replay(CLI::App& parent, const Globals& globals) {
   struct Options {
     std::vector<std::string> inputs, strategies, plugin_paths;
     std::string config, format = "table", report, output, streams_config;
+    std::uint64_t max_line_mb = 32, max_file_mb = 1024;
   };
   auto o = std::make_shared<Options>();
   auto* app = parent.add_subcommand("replay", "Run strategies on every rebalance a real group logged, beside Kafka's decision");
@@ -55,6 +59,10 @@ Command add_replay(CLI::App& parent, const Globals& globals) {
   app->add_option("--streams-config", o->streams_config,
                   "When INPUT are logs: the application's Kafka Streams properties file")
       ->check(input_file());
+  app->add_option("--max-line-mb", o->max_line_mb, "When INPUT are logs: as import kafka-log --max-line-mb (default 32)")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 20));
+  app->add_option("--max-file-mb", o->max_file_mb, "When INPUT are logs: as import kafka-log --max-file-mb (default 1024)")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 30));
   return {app, [o, &globals] {
             std::optional<host::Config> config;
             if (!o->config.empty()) config = host::read_config_file(o->config);
@@ -67,14 +75,9 @@ Command add_replay(CLI::App& parent, const Globals& globals) {
             namespace fs = std::filesystem;
             std::error_code ec;
             fs::path dir;
-            std::optional<fs::path> scratch;
-            struct Cleanup {
-              std::optional<fs::path>& path;
-              ~Cleanup() {
-                std::error_code e;
-                if (path) fs::remove_all(*path, e);
-              }
-            } cleanup{scratch};
+            // Logs are imported into a temporary directory, removed when the command ends however it
+            // ends (an error, SIGINT, SIGTERM, SIGHUP: support/temporary_files.hpp).
+            host::TemporaryPath scratch;
             if (o->inputs.size() == 1 && fs::is_directory(o->inputs[0], ec)) {
               dir = o->inputs[0];
               if (!o->streams_config.empty())
@@ -82,15 +85,18 @@ Command add_replay(CLI::App& parent, const Globals& globals) {
                                  "(or give --config)");
             } else {
               for (const auto& i : o->inputs)
-                if (i != "-" && !fs::is_regular_file(i, ec))
-                  throw InputError(fmt::format("INPUT {}: neither an import directory nor a log file", i));
+                if (const std::string problem = host::detail::input_path_problem(i); !problem.empty())
+                  throw InputError(fmt::format("INPUT {}: neither an import directory nor a log file: {}",
+                                               host::printable(i), problem));
               std::string pattern = (fs::temp_directory_path() / "assignor-replay-XXXXXX").string();
               if (::mkdtemp(pattern.data()) == nullptr) throw InputError("cannot create a temporary directory for the import");
-              scratch = fs::path(pattern);
-              dir = *scratch;
+              scratch = host::TemporaryPath(pattern, host::TemporaryPath::Kind::directory);
+              dir = scratch.path();
               host::ImportOptions import;
               import.logs = o->inputs;
               import.output_dir = dir;
+              import.max_line_bytes = o->max_line_mb << 20;
+              import.max_file_bytes = o->max_file_mb << 20;
               if (!o->streams_config.empty()) import.streams_config = o->streams_config;
               host::PluginRegistry bundled;
               load_plugins(bundled, nullptr, {});

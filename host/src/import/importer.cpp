@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <stdlib.h>
 
 #include <algorithm>
 #include <fstream>
@@ -15,6 +16,9 @@
 #include "assignor/host/import/kafka_log.hpp"
 #include "assignor/host/support/logging.hpp"
 #include "assignor/host/support/printable.hpp"
+#include "assignor/host/support/temporary_files.hpp"
+#include "assignor/host/support/utf8.hpp"
+#include "assignor/host/formats/text_file.hpp"
 #include "assignor/lags.hpp"
 #include "assignor/metrics.hpp"
 #include "assignor/validation.hpp"
@@ -33,6 +37,61 @@ void write_file(const fs::path& path, const std::string& text) {
   out << text;
   out.close();
   if (!out) throw InputError(fmt::format("{}: cannot write: {}", path.string(), std::strerror(errno)));
+}
+
+// The files an import writes in its directory (and the hidden staging directories of an import
+// that was killed): what --replace removes. Anything else there is the user's.
+bool is_import_file(const std::string& name) {
+  auto ends_with = [&](std::string_view tail) {
+    return name.size() >= tail.size() && name.compare(name.size() - tail.size(), tail.size(), tail) == 0;
+  };
+  if (name == "index.json" || name.rfind(".assignor-import-", 0) == 0) return true;
+  return name.rfind("rebalance-", 0) == 0 &&
+         (ends_with(".cluster.json") || ends_with(".config.yaml") || ends_with(".kafka.json"));
+}
+
+// The output directory, created if missing; one that holds anything is refused unless `replace`.
+void prepare_output_dir(const ImportOptions& options) {
+  const std::string dir = printable(options.output_dir.string());
+  std::error_code ec;
+  fs::create_directories(options.output_dir, ec);
+  if (!fs::is_directory(options.output_dir, ec))
+    throw InputError(fmt::format("--output-dir {}: cannot create the directory{}", dir,
+                                 ec ? ": " + ec.message() : std::string()));
+  std::size_t entries = 0, theirs = 0;
+  std::string example;
+  for (const auto& entry : fs::directory_iterator(options.output_dir, ec)) {
+    ++entries;
+    const std::string name = entry.path().filename().string();
+    if (!is_import_file(name)) {
+      ++theirs;
+      if (example.empty()) example = name;
+    } else if (example.empty()) {
+      example = name;
+    }
+  }
+  if (ec) throw InputError(fmt::format("--output-dir {}: cannot list the directory: {}", dir, ec.message()));
+  if (entries > 0 && !options.replace)
+    throw InputError(fmt::format("--output-dir {}: not empty ({} entr{}, such as '{}'): an import there would mix "
+                                 "with what it holds; give a new or empty directory, or --replace to replace the "
+                                 "previous import in it",
+                                 dir, entries, entries == 1 ? "y" : "ies", printable(example)));
+  if (theirs > 0)
+    log().warn("--output-dir {}: --replace replaces the previous import's files; {} other entr{} (such as '{}') "
+               "stay",
+               dir, theirs, theirs == 1 ? "y" : "ies", printable(example));
+}
+
+// After a successful import: the previous import's files that are not this one's go.
+void remove_previous_import(const fs::path& dir, const fs::path& staging) {
+  std::error_code ec;
+  std::vector<fs::path> stale;
+  for (const auto& entry : fs::directory_iterator(dir, ec))
+    if (entry.path() != staging && is_import_file(entry.path().filename().string())) stale.push_back(entry.path());
+  for (const auto& path : stale) {
+    fs::remove_all(path, ec);
+    if (ec) throw InputError(fmt::format("{}: cannot remove the previous import's file: {}", path.string(), ec.message()));
+  }
 }
 
 std::string config_yaml(const AssignmentSettings& s, const ImportedRebalance& r) {
@@ -73,9 +132,15 @@ struct SettingsState {
 ImportResult import_kafka_logs(const ImportOptions& options) {
   ImportResult result;
   std::error_code ec;
-  fs::create_directories(options.output_dir, ec);
-  if (!fs::is_directory(options.output_dir, ec))
-    throw InputError(fmt::format("--output-dir {}: cannot create the directory", options.output_dir.string()));
+  prepare_output_dir(options);
+  // Everything is written here first, and moved into the directory once every log was read: a
+  // failure (a damaged .gz, a signal) leaves the directory as it was.
+  std::string pattern = (options.output_dir / ".assignor-import-XXXXXX").string();
+  if (::mkdtemp(pattern.data()) == nullptr)
+    throw InputError(fmt::format("--output-dir {}: cannot write in it: {}", printable(options.output_dir.string()),
+                                 std::strerror(errno)));
+  const TemporaryPath staging(pattern, TemporaryPath::Kind::directory);
+  const fs::path& stage = staging.path();
 
   SettingsState base;
   if (options.streams_config) {
@@ -101,13 +166,24 @@ ImportResult import_kafka_logs(const ImportOptions& options) {
   for (std::size_t f = 0; f < options.logs.size(); ++f) {
     const std::string& path = options.logs[f];
     const std::string name = path == "-" ? "standard input" : path;
-    detail::LogLines lines(path, options.max_line_bytes);
+    detail::LogLines lines(path, {options.max_line_bytes, options.max_file_bytes});
     SettingsState state = base;
     bool in_dump = false;
     std::vector<std::pair<TaskId, std::int64_t>> corrupt_ends;
     std::string dump_where;
     std::string_view line;
-    while (lines.next(line)) {
+    const std::size_t pending_before = pending.size();
+    // A damaged or truncated file is an error that says how far it was read: none of it is imported.
+    auto next_line = [&] {
+      try {
+        return lines.next(line);
+      } catch (const InputError& e) {
+        const std::size_t read = pending.size() - pending_before;
+        throw InputError(fmt::format("{}; {} rebalance{} had been read from it before; nothing was imported", e.what(),
+                                     read, read == 1 ? "" : "s"));
+      }
+    };
+    while (next_line()) {
       const std::uint64_t number = lines.line_number();
       if ((number & 0xFFFF) == 0 && options.progress) options.progress(result.bytes + lines.bytes_read(), pending.size());
       // A StreamsConfig dump: a text layout prints one `\tkey = value` line after its first line.
@@ -232,16 +308,16 @@ ImportResult import_kafka_logs(const ImportOptions& options) {
         entry.notes.push_back(note);
       }
 
-      const std::string part = fmt::format(".part-{:06}", pending.size());
-      write_file(options.output_dir / (part + ".cluster.json"), cluster_to_json(r.cluster));
-      write_file(options.output_dir / (part + ".config.yaml"), config_yaml(settings, entry));
+      const std::string part = fmt::format("part-{:06}", pending.size());
+      write_file(stage / (part + ".cluster.json"), cluster_to_json(r.cluster));
+      write_file(stage / (part + ".config.yaml"), config_yaml(settings, entry));
       AssignmentReport report;
       report.strategy = "kafka";
       report.assignment = r.kafka;
       report.probing_after_ms = settings.probing_rebalance_interval_ms;
       const LagModel lags(r.cluster, settings);
       report.metrics = compute_metrics(r.cluster, settings, lags, report.assignment);
-      write_file(options.output_dir / (part + ".kafka.json"), assignment_json(r.cluster, report));
+      write_file(stage / (part + ".kafka.json"), assignment_json(r.cluster, report));
       pending.push_back({std::move(entry), f, number, part});
     }
     result.bytes += lines.bytes_read();
@@ -261,12 +337,24 @@ ImportResult import_kafka_logs(const ImportOptions& options) {
     Pending& p = pending[i];
     p.entry.name = fmt::format("rebalance-{:0{}}", i + 1, width);
     for (const char* kind : {".cluster.json", ".config.yaml", ".kafka.json"}) {
-      fs::rename(options.output_dir / (p.part + kind), options.output_dir / (p.entry.name + kind), ec);
-      if (ec) throw InputError(fmt::format("{}: cannot rename: {}", (options.output_dir / (p.part + kind)).string(), ec.message()));
+      fs::rename(stage / (p.part + kind), stage / (p.entry.name + kind), ec);
+      if (ec) throw InputError(fmt::format("{}: cannot rename: {}", (stage / (p.part + kind)).string(), ec.message()));
     }
     result.rebalances.push_back(std::move(p.entry));
   }
-  write_file(options.output_dir / "index.json", import_index_json(result));
+  // Nothing imported: the directory is left as it was (the command says why it is an error).
+  if (result.rebalances.empty()) return result;
+  write_file(stage / "index.json", import_index_json(result));
+  // In place: the previous import's files go (with --replace), then this one's arrive, index.json
+  // last (a reader never sees an index naming files that are not there yet).
+  if (options.replace) remove_previous_import(options.output_dir, stage);
+  for (const auto& r : result.rebalances)
+    for (const char* kind : {".cluster.json", ".config.yaml", ".kafka.json"}) {
+      fs::rename(stage / (r.name + kind), options.output_dir / (r.name + kind), ec);
+      if (ec) throw InputError(fmt::format("{}: cannot move into place: {}", (stage / (r.name + kind)).string(), ec.message()));
+    }
+  fs::rename(stage / "index.json", options.output_dir / "index.json", ec);
+  if (ec) throw InputError(fmt::format("{}: cannot move into place: {}", (options.output_dir / "index.json").string(), ec.message()));
   return result;
 }
 
@@ -326,18 +414,33 @@ std::string import_table(const ImportResult& result) {
 
 std::vector<ImportedRebalance> read_import_index(const fs::path& dir) {
   const fs::path path = dir / "index.json";
-  std::ifstream in(path);
-  if (!in) throw InputError(fmt::format("{}: no index.json (write one with 'assignor import kafka-log ... --output-dir {}')",
-                                        dir.string(), dir.string()));
+  const std::string where = printable(path.string());
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(path, ec)))
+    throw InputError(fmt::format("{}: no index.json (write one with 'assignor import kafka-log ... --output-dir {}')",
+                                 printable(dir.string()), printable(dir.string())));
+  // Bounded like every input: a FIFO, a device or a huge file named index.json is refused, not read
+  // forever.
+  const std::string text = detail::read_text_file(where, path, "import index");
   std::vector<ImportedRebalance> out;
   try {
-    const auto doc = nlohmann::json::parse(in);
-    if (doc.value("version", 0) != 1) throw InputError(fmt::format("{}: not an import index (version 1)", path.string()));
-    for (const auto& e : doc.at("rebalances")) {
+    const auto doc = nlohmann::json::parse(text);
+    if (!doc.is_object() || doc.value("version", 0) != 1)
+      throw InputError(fmt::format("{}: not an import index (version 1)", where));
+    const auto& list = doc.at("rebalances");
+    if (!list.is_array()) throw InputError(fmt::format("{}: rebalances: expected a list", where));
+    std::set<std::string> names;
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      const auto& e = list[i];
+      const std::string place = fmt::format("{}: rebalances[{}]", where, i);
+      if (!e.is_object()) throw InputError(fmt::format("{}: expected an object", place));
       ImportedRebalance r;
       r.name = e.at("name").get<std::string>();
-      if (r.name.empty() || r.name.find('/') != std::string::npos || r.name.find("..") != std::string::npos)
-        throw InputError(fmt::format("{}: rebalance name '{}' is not a file name", path.string(), printable(r.name)));
+      if (r.name.empty() || r.name.find('/') != std::string::npos || r.name.find("..") != std::string::npos ||
+          first_control_character(r.name) != std::string::npos || invalid_utf8_at(r.name) != std::string::npos)
+        throw InputError(fmt::format("{}: name '{}' is not a file name", place, printable(r.name)));
+      if (!names.insert(r.name).second)
+        throw InputError(fmt::format("{}: name '{}' is listed twice", place, printable(r.name)));
       r.timestamp = e.value("timestamp", "");
       if (e.contains("time_ms") && e["time_ms"].is_number_integer()) r.time_ms = e["time_ms"].get<std::int64_t>();
       r.source = e.value("source", "");
@@ -353,7 +456,7 @@ std::vector<ImportedRebalance> read_import_index(const fs::path& dir) {
       out.push_back(std::move(r));
     }
   } catch (const nlohmann::json::exception& e) {
-    throw InputError(fmt::format("{}: not an import index: {}", path.string(), e.what()));
+    throw InputError(fmt::format("{}: not an import index: {}", where, e.what()));
   }
   return out;
 }

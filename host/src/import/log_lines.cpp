@@ -1,13 +1,17 @@
 #include "log_lines.hpp"
 
 #include <fmt/format.h>
+#include <unistd.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <system_error>
 
 #include "assignor/errors.hpp"
+#include "assignor/host/formats/text_file.hpp"
+#include "assignor/host/support/printable.hpp"
 
 namespace assignor::host::detail {
 
@@ -15,13 +19,15 @@ namespace {
 constexpr std::size_t kChunk = std::size_t{4} << 20;
 }
 
-LogLines::LogLines(const std::string& path, std::uint64_t max_line_bytes) : path_(path), max_line_(max_line_bytes) {
-  errno = 0;
-  gzFile f = path == "-" ? ::gzdopen(::dup(0), "rb") : ::gzopen(path.c_str(), "rb");
-  if (f == nullptr)
-    throw InputError(fmt::format("{}: cannot read the log: {}", path,
-                                 errno != 0 ? std::error_code(errno, std::generic_category()).message()
-                                            : std::string("out of memory")));
+LogLines::LogLines(const std::string& path, LogLimits limits)
+    : path_(path), name_(printable(source_name(path))), limits_(limits) {
+  limits_.max_line_bytes = std::max<std::uint64_t>(limits_.max_line_bytes, 1);
+  const int fd = open_input(name_, path, "the log");  // a FIFO without a writer: an empty log, never a hang
+  gzFile f = ::gzdopen(fd, "rb");
+  if (f == nullptr) {
+    ::close(fd);
+    throw InputError(fmt::format("{}: cannot read the log: out of memory", name_));
+  }
   ::gzbuffer(f, 1u << 20);
   file_ = f;
   buffer_.resize(kChunk);
@@ -38,26 +44,48 @@ bool LogLines::fill() {
     end_ -= begin_;
     begin_ = 0;
   }
-  if (end_ == buffer_.size()) buffer_.resize(buffer_.size() * 2);
+  // Room for the longest line allowed and one more chunk, never more: a line without an end (a
+  // gzip bomb of 2 GiB without a newline) costs the limit, not its length.
+  if (end_ == buffer_.size())
+    buffer_.resize(static_cast<std::size_t>(
+        std::min<std::uint64_t>(buffer_.size() * 2, limits_.max_line_bytes + kChunk)));
   const std::size_t room = std::min<std::size_t>(buffer_.size() - end_, 1u << 30);
-  const int n = ::gzread(static_cast<gzFile>(file_), buffer_.data() + end_, static_cast<unsigned>(room));
+  auto* file = static_cast<gzFile>(file_);
+  const int n = ::gzread(file, buffer_.data() + end_, static_cast<unsigned>(room));
+  auto damaged = [&](const char* what, int code) {
+    // Where it broke, in the compressed file, and how far the text had got. zlib names the file
+    // "<fd:N>" (it was opened by descriptor): that part says nothing to the user.
+    std::string_view reason = what != nullptr ? what : "read error";
+    if (reason.rfind("<fd:", 0) == 0)
+      if (const auto colon = reason.find(": "); colon != std::string_view::npos) reason.remove_prefix(colon + 2);
+    return InputError(fmt::format("{}: the compressed log is {} at byte {} of the file (after line {}, {} bytes "
+                                  "of text): {}",
+                                  name_, code == Z_BUF_ERROR ? "cut short" : "damaged", ::gzoffset(file),
+                                  line_number_, bytes_read_, reason));
+  };
   if (n < 0) {
     int code = 0;
-    const char* what = ::gzerror(static_cast<gzFile>(file_), &code);
-    throw InputError(fmt::format("{}: cannot read the log: {}", path_,
-                                 code == Z_ERRNO ? std::error_code(errno, std::generic_category()).message()
-                                                 : std::string(what != nullptr ? what : "read error")));
+    const char* what = ::gzerror(file, &code);
+    if (code == Z_ERRNO)
+      throw InputError(fmt::format("{}: cannot read the log: {}", name_,
+                                   std::error_code(errno, std::generic_category()).message()));
+    throw damaged(what, code);
   }
   if (n == 0) {
+    // zlib ends a stream that stops inside a gzip member with Z_BUF_ERROR ("unexpected end of
+    // file"): a truncated .gz, whose lines so far are not the whole log.
     int code = 0;
-    const char* what = ::gzerror(static_cast<gzFile>(file_), &code);
-    if (code != Z_OK && code != Z_BUF_ERROR)
-      throw InputError(fmt::format("{}: the compressed log is damaged: {}", path_, what != nullptr ? what : "?"));
+    const char* what = ::gzerror(file, &code);
+    if (code != Z_OK) throw damaged(what, code);
     eof_ = true;
     return false;
   }
   end_ += static_cast<std::size_t>(n);
   bytes_read_ += static_cast<std::uint64_t>(n);
+  if (bytes_read_ > limits_.max_file_bytes)
+    throw InputError(fmt::format("{}: the log holds more than {} bytes{} (--max-file-mb); give a larger limit, or "
+                                 "the part of the log around the rebalances",
+                                 name_, limits_.max_file_bytes, ::gzdirect(file) ? "" : " once decompressed"));
   return true;
 }
 
@@ -76,13 +104,17 @@ bool LogLines::next(std::string_view& line) {
       ++line_number_;
       line = std::string_view(start, len);
       if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+      if (line.size() > limits_.max_line_bytes) {  // it ended within the buffer, past the limit
+        line = line.substr(0, static_cast<std::size_t>(limits_.max_line_bytes));
+        cut_ = true;
+      }
       return true;
     }
     if (eof_) return false;
-    if (end_ - begin_ >= max_line_ && !skipping_) {
+    if (end_ - begin_ >= limits_.max_line_bytes && !skipping_) {
       // An over-long line: hand out its first part, marked cut, and skip the rest.
       ++line_number_;
-      line = std::string_view(start, static_cast<std::size_t>(max_line_));
+      line = std::string_view(start, static_cast<std::size_t>(limits_.max_line_bytes));
       begin_ = end_;
       skipping_ = true;
       cut_ = true;

@@ -22,9 +22,15 @@ namespace assignor::host {
 
 struct ImportOptions {
   std::vector<std::string> logs;  // "-" is standard input
+  // Created if missing. A directory that holds anything is refused unless `replace`: then the files
+  // of a previous import there (rebalance-*, index.json) are replaced, once this one has succeeded.
   std::filesystem::path output_dir;
+  bool replace = false;
   std::optional<std::string> streams_config;  // the application's Kafka Streams properties file
-  std::uint64_t max_line_bytes = std::uint64_t{1} << 30;
+  // Bounds on each log (docs/reliability.md): a longer line is cut there (a Decided line cut is a
+  // warning); more bytes than max_file_bytes (decompressed) is an InputError.
+  std::uint64_t max_line_bytes = std::uint64_t{32} << 20;
+  std::uint64_t max_file_bytes = std::uint64_t{1} << 30;
   // Called now and then with the bytes read so far (a progress line); may be empty.
   std::function<void(std::uint64_t bytes, std::size_t rebalances)> progress;
   // Kafka's log prints warmups inside standbyTasks. When this is given (the command runs the bundled
@@ -60,8 +66,11 @@ struct ImportResult {
   std::uint64_t bytes = 0, lines = 0;
 };
 
-// Throws InputError for an unreadable file or properties file; lines it cannot read fully are
-// warnings (in the result, and logged). The caller decides what "nothing imported" means.
+// Throws InputError for an unreadable file or properties file, a damaged or truncated .gz, a log
+// past its limit, or an output directory that is not empty (without `replace`); lines it cannot read
+// fully are warnings (in the result, and logged). The files are written in a hidden directory inside
+// output_dir and put in place when everything was read: a failure or a signal leaves the directory
+// as it was. The caller decides what "nothing imported" means.
 ImportResult import_kafka_logs(const ImportOptions& options);
 
 std::string import_table(const ImportResult& result);
