@@ -124,7 +124,7 @@ Command add_compare(CLI::App& parent, const Globals& globals) {
             options.jobs = o->jobs;
             if (o->simulate) {
               host::SimulationOptions simulation;
-              if (!o->simulate->empty()) simulation.events = host::read_events_file(*o->simulate);
+              if (!o->simulate->empty()) simulation.events = host::read_events_file(*o->simulate, config.input_limits);
               simulation.restore_rate = o->restore_rate ? o->restore_rate : config.simulation.restore_rate;
               simulation.rebalance_ms = o->rebalance_ms.value_or(config.simulation.rebalance_ms);
               simulation.max_rounds = o->max_rounds;

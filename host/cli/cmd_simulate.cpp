@@ -108,7 +108,7 @@ Command add_simulate(CLI::App& parent, const Globals& globals) {
             apply_log_level(globals, &config);
             Cluster cluster = host::read_cluster_file(o->cluster);
             host::SimulationOptions options;
-            if (!o->events.empty()) options.events = host::read_events_file(o->events);
+            if (!o->events.empty()) options.events = host::read_events_file(o->events, config.input_limits);
             host::PluginRegistry registry;
             load_plugins(registry, &config, o->plugin_paths);
             options.strategy = o->strategy;

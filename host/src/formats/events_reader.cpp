@@ -26,11 +26,11 @@ const std::vector<std::string> kRestartKeys = {"id", "keep_state", "down_ms"};
 enum RestartKey : std::size_t { kRestartId, kKeepState, kDownMs };
 
 constexpr std::int64_t kU32Max = std::numeric_limits<std::uint32_t>::max();
-constexpr std::int64_t kMaxEventMs = std::int64_t{1} << 40;  // ~35 years: sums of times stay exact
 
 class EventsParser {
  public:
-  explicit EventsParser(std::string source) : source_(std::move(source)), r_(source_) {}
+  EventsParser(std::string source, const InputLimits& limits)
+      : source_(std::move(source)), limits_(limits), r_(source_, limits.max_id_length) {}
 
   std::vector<SimulationEvent> parse(std::string_view text) {
     const auto document =
@@ -44,6 +44,9 @@ class EventsParser {
     const Node& list = top.value(0);
     r_.expect_list(list, "events");
     bool rounds = false, times = false;
+    // What the joins add, at most (if no client ever left): a group the cluster reader would refuse
+    // cannot be simulated either, so the file may not join more clients or threads than its limits.
+    std::uint64_t joined = 0, joined_threads = 0;
     for (std::size_t i = 0; i < list.size(); ++i)
       for (SimulationEvent& e : entry(list[i], fmt::format("events[{}]", i))) {
         (e.at_ms ? times : rounds) = true;
@@ -51,6 +54,18 @@ class EventsParser {
           r_.fail_at(list[i], fmt::format("events[{}]", i),
                      "the file mixes events by round and events in time (at_ms): give every event one or the "
                      "other");
+        if (e.kind == EventKind::join) {
+          joined_threads += e.threads;
+          if (++joined > limits_.max_clients)
+            r_.fail_at(list[i], fmt::format("events[{}]", i),
+                       fmt::format("more than {} clients join in this file; the limit is limits.max_clients",
+                                   limits_.max_clients));
+          if (joined_threads > limits_.max_total_threads)
+            r_.fail_at(list[i], fmt::format("events[{}]", i),
+                       fmt::format("the clients that join bring more than {} threads in all; the limit is "
+                                   "limits.max_total_threads",
+                                   limits_.max_total_threads));
+        }
         events.push_back(std::move(e));
       }
     return events;
@@ -109,9 +124,17 @@ class EventsParser {
         e.kind = EventKind::join;
         const Fields j(r_, value, kind_place, kJoinKeys);
         e.client = r_.string(j.require(kJoinId, kind_place), join_place(kind_place, "id"));
-        if (j.has(kJoinThreads))
-          e.threads = static_cast<std::uint32_t>(
-              r_.integer_in(j.value(kJoinThreads), join_place(kind_place, "threads"), 1, kU32Max));
+        if (j.has(kJoinThreads)) {
+          // A client the cluster reader would refuse cannot join either: its threads within
+          // limits.max_threads_per_client (10,000,000 threads made a round run for hours).
+          const std::string place = join_place(kind_place, "threads");
+          const std::int64_t threads = r_.integer_in(j.value(kJoinThreads), place, 1, kU32Max);
+          if (static_cast<std::uint64_t>(threads) > limits_.max_threads_per_client)
+            r_.fail_at(j.value(kJoinThreads), place,
+                       fmt::format("{} threads; the limit is {} (limits.max_threads_per_client in the config)", threads,
+                                   limits_.max_threads_per_client));
+          e.threads = static_cast<std::uint32_t>(threads);
+        }
         if (j.has(kJoinRack)) e.rack = r_.string(j.value(kJoinRack), join_place(kind_place, "rack"));
         if (j.has(kJoinTags)) {
           const std::string tags_place = join_place(kind_place, "tags");
@@ -157,6 +180,7 @@ class EventsParser {
   }
 
   std::string source_;
+  InputLimits limits_;
   FieldReader r_;
 };
 
@@ -186,13 +210,14 @@ std::string describe(const SimulationEvent& event) {
   return event.client;
 }
 
-std::vector<SimulationEvent> parse_events(std::string_view text, const std::string& source_name) {
-  return EventsParser(source_name).parse(text);
+std::vector<SimulationEvent> parse_events(std::string_view text, const std::string& source_name,
+                                          const InputLimits& limits) {
+  return EventsParser(source_name, limits).parse(text);
 }
 
-std::vector<SimulationEvent> read_events_file(const std::filesystem::path& path) {
+std::vector<SimulationEvent> read_events_file(const std::filesystem::path& path, const InputLimits& limits) {
   const std::string source = detail::source_name(path);
-  return parse_events(detail::read_text_file(source, path, "events file"), source);
+  return parse_events(detail::read_text_file(source, path, "events file", limits.max_file_bytes), source, limits);
 }
 
 }  // namespace assignor::host

@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "assignor/host/formats/limits.hpp"
+
 namespace assignor::host {
 
 enum class EventKind { join, leave, restart };
@@ -41,10 +43,17 @@ std::string describe(const SimulationEvent& event);
 //     - {at_ms: 600000, join: [{id: c10}, {id: c11}]}          # several at once
 //     - {at_ms: 900000, leave: [c4, c5]}
 // Checked strictly like the other readers: InputError "FILE:LINE:COL: events[i]: problem" for
-// unknown keys (with the nearest known key), wrong types, round < 1, threads < 1, an event with
-// no or several kinds, both or neither of round and at_ms, a file mixing rounds and times, down_ms
-// without at_ms. Events come back in file order (a list of clients as one event each).
-std::vector<SimulationEvent> read_events_file(const std::filesystem::path& path);
-std::vector<SimulationEvent> parse_events(std::string_view text, const std::string& source_name);
+// unknown keys (with the nearest known key), wrong types, round < 1, threads < 1 or above
+// limits.max_threads_per_client, more clients or threads joining in all than limits.max_clients and
+// limits.max_total_threads, ids longer than limits.max_id_length, times past 2^40 ms, an
+// event with no or several kinds, both or neither of round and at_ms, a file mixing rounds and
+// times, down_ms without at_ms. The file is read within limits.max_file_mb. Events come back in
+// file order (a list of clients as one event each).
+std::vector<SimulationEvent> read_events_file(const std::filesystem::path& path, const InputLimits& limits = {});
+std::vector<SimulationEvent> parse_events(std::string_view text, const std::string& source_name,
+                                          const InputLimits& limits = {});
+
+// The latest time an event may be placed at (~35 years): sums of times stay exact.
+inline constexpr std::int64_t kMaxEventMs = std::int64_t{1} << 40;
 
 }  // namespace assignor::host
