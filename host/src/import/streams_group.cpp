@@ -11,9 +11,14 @@
 #include "assignor/host/formats/yaml_json_reader.hpp"
 #include "assignor/errors.hpp"
 #include "assignor/host/formats/assignment_io.hpp"
+#include "assignor/host/formats/cluster_reader.hpp"
 #include "assignor/host/formats/cluster_writer.hpp"
+#include "assignor/host/formats/text_file.hpp"
 #include "assignor/host/support/printable.hpp"
+#include "assignor/host/support/temporary_files.hpp"
+#include "assignor/host/support/utf8.hpp"
 #include "assignor/lags.hpp"
+#include "assignor/validation.hpp"
 #include "assignor/metrics.hpp"
 #include "assignor/task_id.hpp"
 
@@ -32,7 +37,24 @@ enum Role { kActive, kStandby, kWarmup };
 struct Member {
   std::string id, process;
   std::vector<TaskId> current[3], target[3];
+  std::size_t line = 0;
 };
+
+const char* const kRoleNames[3] = {"ACTIVE", "STANDBY", "WARMUP"};
+
+// An id as the cluster reader accepts one: non-empty printable UTF-8 within the id length limit.
+void check_id(std::string_view id, std::string_view what, const std::string& where, const InputLimits& limits) {
+  std::string problem;
+  if (id.empty()) problem = "is empty";
+  else if (const auto bad = invalid_utf8_at(id); bad != std::string_view::npos)
+    problem = fmt::format("is not valid UTF-8 (byte {})", bad);
+  else if (const auto control = first_control_character(id); control != std::string_view::npos)
+    problem = fmt::format("holds a control character at byte {} (an escape sequence, a bidirectional override...)",
+                          control);
+  else if (id.size() > limits.max_id_length)
+    problem = fmt::format("is {} bytes long; the limit is {} (limits.max_id_length)", id.size(), limits.max_id_length);
+  if (!problem.empty()) throw InputError(fmt::format("{}: {} '{}' {}", where, what, printable(id), problem));
+}
 
 std::string trim(std::string_view s) {
   const auto a = s.find_first_not_of(" \t\r");
@@ -116,18 +138,22 @@ Offsets read_offsets(const std::string& path) {
 
 }  // namespace
 
-StreamsGroupImport import_streams_group(const StreamsGroupOptions& options) {
-  std::ifstream in(options.file);
-  if (!in) throw InputError(fmt::format("{}: cannot read the group description", options.file));
-  StreamsGroupImport out;
+StreamsGroup read_streams_group(std::string_view text, const std::string& source,
+                                const std::optional<std::string>& offsets_file, const InputLimits& limits) {
+  StreamsGroup out;
   std::vector<Member> members;
   std::vector<std::pair<std::string, std::size_t>> columns;  // header word, its column
   bool verbose_seen = false;
-  std::string line;
   std::size_t number = 0;
-  while (std::getline(in, line)) {
+  for (std::size_t pos = 0; pos < text.size();) {
+    const std::size_t nl = std::min(text.find('\n', pos), text.size());
+    const std::string line(text.substr(pos, nl - pos));
+    pos = nl + 1;
     ++number;
-    const std::string where = fmt::format("{}:{}", options.file, number);
+    const std::string where = fmt::format("{}:{}", source, number);
+    if (line.find('\0') != std::string::npos)
+      throw InputError(fmt::format("{}: a NUL byte at column {}: not the text kafka-streams-groups.sh prints", where,
+                                   line.find('\0') + 1));
     if (trim(line).empty()) continue;
     if (line.rfind("GROUP ", 0) == 0) {
       columns.clear();
@@ -149,12 +175,13 @@ StreamsGroupImport import_streams_group(const StreamsGroupOptions& options) {
       continue;
     }
     if (line.rfind("Streams group ", 0) == 0) {
-      out.notes.push_back(fmt::format("{}: {}", where, trim(line)));
+      out.notes.push_back(fmt::format("{}: {}", where, printable(trim(line))));
       continue;
     }
     if (columns.empty())
       throw InputError(fmt::format("{}: a line before the member table's header (GROUP ... ASSIGNMENTS)", where));
     Member m;
+    m.line = number;
     std::string group;
     for (std::size_t c = 0; c < columns.size(); ++c) {
       const std::size_t start = columns[c].second;
@@ -168,16 +195,55 @@ StreamsGroupImport import_streams_group(const StreamsGroupOptions& options) {
     }
     if (m.id.empty() || m.process.empty())
       throw InputError(fmt::format("{}: a member row without MEMBER or PROCESS (is the table cut?)", where));
-    if (out.group.empty()) out.group = group;
+    // The ids become the cluster file's client and thread names, and the group a file name: each must
+    // be what the readers accept, and nothing that could reach a terminal or a file name raw.
+    check_id(group.empty() ? std::string_view("group") : std::string_view(group), "group", where, limits);
+    check_id(m.process, "PROCESS", where, limits);
+    check_id(m.id, "MEMBER", where, limits);
+    if (out.group.empty() && members.empty()) out.group = group;
     else if (group != out.group)
       throw InputError(fmt::format("{}: a second group '{}' (this file describes '{}'); describe one group per file",
                                    where, printable(group), printable(out.group)));
     members.push_back(std::move(m));
   }
-  if (members.empty()) throw InputError(fmt::format("{}: no member rows", options.file));
+  if (members.empty()) throw InputError(fmt::format("{}: no member rows", source));
+
+  // One member per row, a task on one member of a process at most (Kafka never puts two copies of a
+  // task in one process), and active on one process at most, now and in the target.
+  {
+    std::map<std::string, std::size_t> line_of_member;
+    for (const Member& m : members)
+      if (const auto [it, fresh] = line_of_member.emplace(m.id, m.line); !fresh)
+        throw InputError(fmt::format("{}:{}: MEMBER '{}' is also on line {}", source, m.line, printable(m.id),
+                                     it->second));
+    for (const bool target : {false, true}) {
+      const char* prefix = target ? "TARGET-" : "";
+      std::map<std::pair<std::string, TaskId>, std::pair<const Member*, int>> in_process;  // (process, task)
+      std::map<TaskId, const Member*> active_on;
+      for (const Member& m : members)
+        for (int r = 0; r < 3; ++r)
+          for (const TaskId t : (target ? m.target : m.current)[r]) {
+            const auto [it, fresh] = in_process.emplace(std::pair{m.process, t}, std::pair{&m, r});
+            if (!fresh) {
+              const auto& [other, role] = it->second;
+              throw InputError(fmt::format(
+                  "{}:{}: task {} is {}{} on member '{}' and {}{} on member '{}' (line {}) of one process '{}': a "
+                  "process holds a task once",
+                  source, m.line, to_string(t), prefix, kRoleNames[r], printable(m.id), prefix, kRoleNames[role],
+                  printable(other->id), other->line, printable(m.process)));
+            }
+            if (r != kActive) continue;
+            if (const auto [at, first] = active_on.emplace(t, &m); !first)
+              throw InputError(fmt::format("{}:{}: task {} is {}ACTIVE on process '{}' and on process '{}' (line {}): "
+                                           "a task is active on one process",
+                                           source, m.line, to_string(t), prefix, printable(m.process),
+                                           printable(at->second->process), at->second->line));
+          }
+    }
+  }
 
   std::optional<Offsets> offsets;
-  if (options.offsets) offsets = read_offsets(*options.offsets);
+  if (offsets_file) offsets = read_offsets(*offsets_file);
 
   // Tasks, and which are stateful: with copies anywhere, or with an end offset given.
   std::set<TaskId> all, stateful;
@@ -195,7 +261,7 @@ StreamsGroupImport import_streams_group(const StreamsGroupOptions& options) {
                                     "placeholder); stateful = the {} tasks with a standby or warmup somewhere",
                                     kPlaceholderEndOffsets, stateful.size()));
 
-  Cluster cluster;
+  Cluster& cluster = out.cluster;
   std::map<TaskId, TaskIndex> index;
   for (TaskId t : all) {
     Task task;
@@ -213,7 +279,7 @@ StreamsGroupImport import_streams_group(const StreamsGroupOptions& options) {
     std::sort(list.begin(), list.end(), [](const Member* a, const Member* b) { return a->id < b->id; });
     Client client;
     client.id = process;
-    client.threads = static_cast<std::uint32_t>(list.size());
+    client.threads = static_cast<std::uint32_t>(std::min<std::size_t>(list.size(), UINT32_MAX));
     std::set<TaskId> active, copies;
     for (const Member* m : list) {
       ThreadHistory thread;
@@ -226,21 +292,19 @@ StreamsGroupImport import_streams_group(const StreamsGroupOptions& options) {
       client.threads_history.push_back(std::move(thread));
     }
     for (TaskId t : active) client.previous_active.push_back(index.at(t));
-    for (TaskId t : copies)
-      if (active.count(t) == 0) client.previous_standby.push_back(index.at(t));
+    for (TaskId t : copies) client.previous_standby.push_back(index.at(t));
     if (offsets) {
       if (const auto it = offsets->sums.find(process); it != offsets->sums.end())
         for (const auto& [t, s] : it->second) {
           if (index.count(t) == 0 || stateful.count(t) == 0)
             throw InputError(fmt::format("{}: offset_sums.{}: task {} is not a stateful task of the group",
-                                         *options.offsets, process, to_string(t)));
+                                         *offsets_file, printable(process), to_string(t)));
           client.offset_sums.push_back({index.at(t), s});
         }
     } else {
       for (TaskId t : active)
         if (stateful.count(t) != 0) client.offset_sums.push_back({index.at(t), kRunningOffsetSum});
-      for (TaskId t : copies)
-        if (active.count(t) == 0) client.offset_sums.push_back({index.at(t), kPlaceholderEndOffsets});
+      for (TaskId t : copies) client.offset_sums.push_back({index.at(t), kPlaceholderEndOffsets});
     }
     std::sort(client.offset_sums.begin(), client.offset_sums.end(),
               [](const OffsetSum& a, const OffsetSum& b) { return a.task < b.task; });
@@ -249,21 +313,9 @@ StreamsGroupImport import_streams_group(const StreamsGroupOptions& options) {
   try {
     cluster.finalize();
   } catch (const std::invalid_argument& e) {
-    throw InputError(fmt::format("{}: the members' tasks do not make a group: {}", options.file, e.what()));
+    throw InputError(fmt::format("{}: the members' tasks do not make a group: {}", source, e.what()));
   }
 
-  std::error_code ec;
-  fs::create_directories(options.output_dir, ec);
-  const std::string name = out.group.empty() ? "group" : out.group;
-  for (char c : name)
-    if (c == '/' || c == '\0')
-      throw InputError(fmt::format("{}: group name '{}' cannot be a file name", options.file, printable(name)));
-  out.cluster_file = (options.output_dir / (name + ".cluster.json")).string();
-  {
-    std::ofstream file(out.cluster_file, std::ios::trunc);
-    file << cluster_to_json(cluster);
-    if (!file) throw InputError(fmt::format("{}: cannot write", out.cluster_file));
-  }
   if (any_target && verbose_seen) {
     AssignmentReport report;
     report.strategy = "kafka (group coordinator's target assignment)";
@@ -278,15 +330,88 @@ StreamsGroupImport import_streams_group(const StreamsGroupOptions& options) {
     const AssignmentSettings settings;
     const LagModel lags(cluster, settings);
     report.metrics = compute_metrics(cluster, settings, lags, report.assignment);
-    out.target_file = (options.output_dir / (name + ".target.json")).string();
-    std::ofstream file(*out.target_file, std::ios::trunc);
-    file << assignment_json(cluster, report);
-    if (!file) throw InputError(fmt::format("{}: cannot write", *out.target_file));
+    out.target = std::move(report);
   }
-  out.clients = cluster.client_count();
   out.members = members.size();
-  out.tasks = cluster.task_count();
-  out.stateful_tasks = cluster.logged_task_count();
+  return out;
+}
+
+namespace {
+
+// Writes `text` at `path` through a temporary file beside it (a failure or a signal leaves nothing).
+void write_in_place(const fs::path& path, const std::string& text) {
+  TemporaryPath part(path.string() + ".assignor-part", TemporaryPath::Kind::file);
+  {
+    std::ofstream file(part.path(), std::ios::binary | std::ios::trunc);
+    file << text;
+    file.close();
+    if (!file) throw InputError(fmt::format("{}: cannot write", printable(path.string())));
+  }
+  std::error_code ec;
+  fs::rename(part.path(), path, ec);
+  if (ec) throw InputError(fmt::format("{}: cannot write: {}", printable(path.string()), ec.message()));
+  part.release();
+}
+
+}  // namespace
+
+StreamsGroupImport import_streams_group(const StreamsGroupOptions& options) {
+  const std::string source = printable(detail::source_name(options.file));
+  const std::string text = detail::read_text_file(source, options.file, "the group description",
+                                                  options.limits.max_file_bytes);
+  StreamsGroup group = read_streams_group(text, source, options.offsets, options.limits);
+
+  // What is written is what its readers accept: the cluster file as `assign` reads it (with the same
+  // limits), the target as `validate` reads it. A refusal here is a bug of this importer, said as such.
+  const std::string cluster_text = cluster_to_json(group.cluster);
+  std::string target_text;
+  try {
+    (void)parse_cluster(cluster_text, "the cluster file", options.limits);
+    if (group.target) {
+      target_text = assignment_json(group.cluster, *group.target);
+      const ParsedAssignment back = parse_assignment(target_text, "the target assignment", group.cluster);
+      std::string problems;
+      for (const auto& e : back.errors) problems += (problems.empty() ? "" : "; ") + e.message;
+      for (const auto& e : validate(group.cluster, AssignmentSettings{}, group.target->assignment))
+        if (e.kind != ValidationErrorKind::standby_budget_exceeded && e.kind != ValidationErrorKind::warmup_budget_exceeded)
+          problems += (problems.empty() ? "" : "; ") + e.message;
+      if (!problems.empty())
+        throw InputError(fmt::format("the TARGET- columns are not a whole assignment: {}", problems));
+    }
+  } catch (const InputError& e) {
+    throw InputError(fmt::format("{}: the group cannot be written as files its readers accept: {}", source, e.what()));
+  }
+
+  StreamsGroupImport out;
+  out.group = group.group;
+  out.notes = std::move(group.notes);
+  std::error_code ec;
+  fs::create_directories(options.output_dir, ec);
+  if (!fs::is_directory(options.output_dir, ec))
+    throw InputError(fmt::format("--output-dir {}: cannot create the directory", printable(options.output_dir.string())));
+  const std::string name = out.group.empty() ? "group" : out.group;
+  for (char c : name)
+    if (c == '/')
+      throw InputError(fmt::format("{}: group name '{}' cannot be a file name", source, printable(name)));
+  const fs::path cluster_path = options.output_dir / (name + ".cluster.json");
+  const fs::path target_path = options.output_dir / (name + ".target.json");
+  for (const fs::path& path : {cluster_path, target_path})
+    if (fs::exists(fs::symlink_status(path, ec)) && !options.replace)
+      throw InputError(fmt::format("{}: already exists (from an earlier import?); give another --output-dir, or "
+                                   "--replace to replace the group's files",
+                                   printable(path.string())));
+  write_in_place(cluster_path, cluster_text);
+  out.cluster_file = cluster_path.string();
+  if (group.target) {
+    write_in_place(target_path, target_text);
+    out.target_file = target_path.string();
+  } else {
+    fs::remove(target_path, ec);  // --replace: an earlier import's target is not this group's
+  }
+  out.clients = group.cluster.client_count();
+  out.members = group.members;
+  out.tasks = group.cluster.task_count();
+  out.stateful_tasks = group.cluster.logged_task_count();
   return out;
 }
 

@@ -14,7 +14,12 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "assignor/host/formats/assignment_io.hpp"
+#include "assignor/host/formats/limits.hpp"
+#include "assignor/model.hpp"
 
 namespace assignor::host {
 
@@ -22,6 +27,10 @@ struct StreamsGroupOptions {
   std::string file;
   std::filesystem::path output_dir;
   std::optional<std::string> offsets;
+  // The files it would write (<group>.cluster.json, <group>.target.json) are refused when they exist,
+  // unless `replace` (then a stale <group>.target.json goes too).
+  bool replace = false;
+  InputLimits limits;  // the description's size, ids, clients and threads: what `assign` would accept
 };
 
 struct StreamsGroupImport {
@@ -34,5 +43,20 @@ struct StreamsGroupImport {
 
 // InputError naming file:line for a description it cannot read.
 StreamsGroupImport import_streams_group(const StreamsGroupOptions& options);
+
+// The group a description holds, without writing anything (import_streams_group writes it; the fuzz
+// target reads with it). Every id is checked as the cluster reader checks it (printable UTF-8 within
+// limits.max_id_length: a control character or U+202E is refused where it is), a task is held by
+// one member of a process at most and is active on one process at most: what it returns writes as
+// a cluster file (and a target assignment) that `assign` and `validate` accept.
+struct StreamsGroup {
+  std::string group;
+  Cluster cluster;
+  std::optional<AssignmentReport> target;  // from a verbose description's TARGET- columns
+  std::size_t members = 0;
+  std::vector<std::string> notes;
+};
+StreamsGroup read_streams_group(std::string_view text, const std::string& source,
+                                const std::optional<std::string>& offsets, const InputLimits& limits);
 
 }  // namespace assignor::host
