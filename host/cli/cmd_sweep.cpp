@@ -10,6 +10,8 @@
 
 #include "assignor/errors.hpp"
 #include "assignor/host/formats/assignment_io.hpp"
+#include "assignor/host/formats/text_file.hpp"
+#include "assignor/host/support/printable.hpp"
 #include "assignor/host/report/progress.hpp"
 #include "assignor/host/report/sweep_output.hpp"
 #include "commands.hpp"
@@ -28,7 +30,8 @@ task-time at once (a run that never converged counts as infinitely slow).
 
 Runs use every core (--jobs); the result is the same for any number of jobs. For more than one
 machine: `--shard K/N --format json --output shard-K.json` runs the K-th of N deterministic slices,
-and `--merge DIR` turns the shards' JSON files into the output of one unsharded run.
+and `--merge DIR` turns the shards' JSON files into the output of one unsharded run (given the
+sweep's --config, scenarios and --vary, every shard is checked to be of that sweep).
 
 Examples:
   assignor sweep --config examples/config.yaml --cluster examples/scenarios/scale-out.json \
@@ -78,26 +81,9 @@ Command add_sweep(CLI::App& parent, const Globals& globals) {
             refuse_overwriting_inputs({{"--output", o->output}, {"--report", o->report}},
                                       {{"--config", o->config}, {"--cluster", o->cluster}, {"--events", o->events}});
             host::Sweep result;
-            if (!o->merge.empty()) {
-              std::vector<host::Sweep> parts;
-              std::vector<std::filesystem::path> files;
-              for (const auto& e : std::filesystem::directory_iterator(o->merge))
-                if (e.path().extension() == ".json") files.push_back(e.path());
-              std::sort(files.begin(), files.end());
-              for (const auto& f : files) {
-                std::ifstream in(f);
-                nlohmann::json j;
-                try {
-                  j = nlohmann::json::parse(in);
-                } catch (const nlohmann::json::exception& e) {
-                  throw InputError(fmt::format("{}: not JSON: {}", f.string(), e.what()));
-                }
-                parts.push_back(host::sweep_from_json(j, f.string()));
-              }
-              result = host::merge_sweeps(parts);
-            } else {
-              if (o->cluster.empty() && o->scenarios.empty())
-                throw InputError("sweep: give the scenarios with --cluster FILE or --scenarios DIR");
+            // The sweep the options describe (axes, scenarios, events, rounds): what it runs, and
+            // what --merge checks the shards against.
+            auto spec_of_options = [&] {
               host::SweepSpec spec;
               spec.config_path = o->config;
               for (const auto& v : o->vary) {
@@ -122,11 +108,37 @@ Command add_sweep(CLI::App& parent, const Globals& globals) {
               spec.scenarios = o->cluster.empty() ? host::scenarios_in_directory(o->scenarios)
                                                   : std::vector<host::CompareScenario>{host::scenario_from_file(o->cluster)};
               if (!o->events.empty()) {
-                spec.events = host::read_events_file(o->events);
-                std::ifstream in(o->events);
-                spec.events_source.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+                spec.events = host::read_events_file(o->events, base.input_limits);
+                spec.events_source = host::detail::read_text_file(host::detail::source_name(o->events), o->events,
+                                                                  "events file");
               }
               spec.max_rounds = o->max_rounds;
+              return spec;
+            };
+            if (!o->merge.empty()) {
+              // Every *.json of the directory is a shard: one that cannot be read (a dangling link,
+              // a loop, a FIFO, a directory) is an error naming it, never skipped.
+              std::vector<host::Sweep> parts;
+              std::vector<std::filesystem::path> files;
+              std::error_code ec;
+              for (const auto& e : std::filesystem::directory_iterator(o->merge, ec))
+                if (e.path().extension() == ".json") files.push_back(e.path());
+              if (ec) throw InputError(fmt::format("--merge {}: cannot list the directory: {}", o->merge, ec.message()));
+              std::sort(files.begin(), files.end());
+              for (const auto& f : files) {
+                const std::string name = host::printable(f.string());
+                if (const std::string problem = host::detail::regular_file_problem(f); !problem.empty())
+                  throw InputError(fmt::format("--merge: {}: cannot read this shard: {}", name, problem));
+                parts.push_back(host::read_sweep_json(host::detail::read_text_file(name, f, "shard"), name));
+              }
+              // Given the sweep (its scenarios, at least), every shard must be of that sweep.
+              std::optional<host::Sweep> expected;
+              if (!o->cluster.empty() || !o->scenarios.empty()) expected = host::sweep_plan(spec_of_options());
+              result = host::merge_sweeps(parts, expected);
+            } else {
+              if (o->cluster.empty() && o->scenarios.empty())
+                throw InputError("sweep: give the scenarios with --cluster FILE or --scenarios DIR");
+              host::SweepSpec spec = spec_of_options();
               host::SweepOptions options;
               options.jobs = o->jobs;
               if (!o->shard.empty()) {

@@ -11,9 +11,11 @@
 #include "assignor/errors.hpp"
 #include "assignor/host/formats/assignment_io.hpp"
 #include "assignor/host/formats/cluster_reader.hpp"
+#include "assignor/host/formats/text_file.hpp"
 #include "assignor/host/process/parallel.hpp"
 #include "assignor/host/run/runner.hpp"
 #include "assignor/host/support/logging.hpp"
+#include "assignor/host/support/printable.hpp"
 #include "assignor/validation.hpp"
 
 namespace assignor::host {
@@ -157,7 +159,13 @@ std::vector<CompareScenario> scenarios_in_directory(const std::filesystem::path&
   if (ec) throw InputError(fmt::format("{}: cannot read the directory: {}", dir.string(), ec.message()));
   for (const auto& entry : it) {
     const std::string ext = entry.path().extension().string();
-    if ((ext == ".yaml" || ext == ".yml" || ext == ".json") && entry.is_regular_file(ec)) files.push_back(entry.path());
+    if (ext != ".yaml" && ext != ".yml" && ext != ".json") continue;
+    // Named like a cluster file: it is one, or the command stops saying why (a dangling link, a
+    // loop, a FIFO, a directory named x.json used to be dropped without a word).
+    if (const std::string problem = detail::regular_file_problem(entry.path()); !problem.empty())
+      throw InputError(fmt::format("{}: cannot read this scenario: {} (only cluster files belong in --scenarios)",
+                                   printable(entry.path().string()), problem));
+    files.push_back(entry.path());
   }
   if (files.empty())
     throw InputError(fmt::format("{}: no cluster files (*.yaml, *.yml, *.json) in the directory", dir.string()));

@@ -73,13 +73,23 @@ struct SweepOptions {
   std::function<void(std::size_t done, std::size_t total)> progress;
 };
 
+// What a sweep is, without running it: its keys, combinations, scenarios and fingerprint (runs
+// empty). InputError for an axis without values or given twice.
+Sweep sweep_plan(const SweepSpec& spec);
+
 // Checks every combination's config before running anything (InputError / ConfigError), then runs.
 Sweep run_sweep(const PluginRegistry& registry, const SweepSpec& spec, const SweepOptions& options);
 
 nlohmann::ordered_json sweep_json(const Sweep& sweep);
-Sweep sweep_from_json(const nlohmann::json& json, const std::string& source);
+// A sweep's JSON as `--shard K/N --format json` writes it (or a whole sweep's), read as strictly as
+// every other file: InputError "SOURCE:LINE:COLUMN: runs[3].summary.rounds: ..." for a value of the
+// wrong type or out of its range (negative rounds, a first balanced round past the last), a shard
+// label that is not K/N, a run whose labels contradict its combination, a run that is not its
+// shard's.
+Sweep read_sweep_json(std::string_view text, const std::string& source);
 // Shards (or whole sweeps) of one sweep into the whole: InputError when they are of different
-// sweeps, overlap or leave a job out.
-Sweep merge_sweeps(const std::vector<Sweep>& parts);
+// sweeps (or, with `expected`, of another sweep than the one given: its fingerprint, keys,
+// combinations and scenarios), disagree on N, overlap or leave a job out.
+Sweep merge_sweeps(const std::vector<Sweep>& parts, const std::optional<Sweep>& expected = std::nullopt);
 
 }  // namespace assignor::host
