@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "assignor/host/support/utf8.hpp"
 #include "assignor/version.hpp"
 
 namespace assignor::host {
@@ -181,23 +182,11 @@ std::string escape_xml(std::string_view text) {
       ++i;
       continue;
     }
-    // A multi-byte sequence: check length, continuation bytes, overlong forms, surrogates and range.
-    std::size_t len = 0;
-    std::uint32_t cp = 0;
-    if ((b & 0xE0) == 0xC0) len = 2, cp = b & 0x1Fu;
-    else if ((b & 0xF0) == 0xE0) len = 3, cp = b & 0x0Fu;
-    else if ((b & 0xF8) == 0xF0) len = 4, cp = b & 0x07u;
-    bool ok = len != 0 && i + len <= n;
-    for (std::size_t k = 1; ok && k < len; ++k) {
-      const auto c = static_cast<unsigned char>(text[i + k]);
-      if ((c & 0xC0) != 0x80) ok = false;
-      else cp = (cp << 6) | (c & 0x3Fu);
-    }
-    if (ok) {
-      const std::uint32_t min_cp = len == 2 ? 0x80 : len == 3 ? 0x800 : 0x10000;
-      ok = cp >= min_cp && cp <= 0x10FFFF && !(cp >= 0xD800 && cp <= 0xDFFF) && cp != 0xFFFE && cp != 0xFFFF &&
-           !(cp >= 0x80 && cp <= 0x9F);  // C1 controls
-    }
+    // A multi-byte character that XML allows (not a noncharacter U+FFFE/U+FFFF, not a C1 control).
+    const auto c = utf8_char_at(text, i);
+    const bool ok = c && c->code_point != 0xFFFE && c->code_point != 0xFFFF &&
+                    !(c->code_point >= 0x80 && c->code_point <= 0x9F);
+    const std::size_t len = ok ? c->length : 0;
     if (ok) {
       out.append(text.substr(i, len));
       i += len;
