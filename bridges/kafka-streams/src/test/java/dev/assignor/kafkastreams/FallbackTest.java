@@ -99,7 +99,7 @@ class FallbackTest {
     @Test
     void badSetting() {
         final String warning = fallsBack(Map.of(BridgeSettings.COMMAND, "assignor", BridgeSettings.TIMEOUT_MS, "x"));
-        assertTrue(warning.contains("expected a number of milliseconds"), warning);
+        assertTrue(warning.contains("Invalid value x for configuration assignor.timeout.ms"), warning);
     }
 
     /** A valid answer comes through even after a megabyte on stderr, and is used as is. */
