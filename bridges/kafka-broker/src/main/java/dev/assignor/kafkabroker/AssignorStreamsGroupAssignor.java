@@ -70,6 +70,7 @@ public final class AssignorStreamsGroupAssignor implements TaskAssignor, Configu
     @Override
     public void configure(final Map<String, ?> configs) {
         settings = BrokerSettings.from(configs);
+        metrics();  // in JMX from the start, with zeros
         if (!settings.problems().isEmpty()) {
             LOG.warn("Assignor bridge: the assignor.* settings cannot be used ({}); every streams group this assignor "
                 + "serves gets Kafka's StickyTaskAssignor", String.join("; ", settings.problems()));

@@ -58,6 +58,7 @@ public final class AssignorTaskAssignor implements TaskAssignor {
     @Override
     public void configure(final Map<String, ?> configs) {
         settings = BridgeSettings.from(configs);
+        metrics();  // in JMX from the first rebalance on, with zeros
     }
 
     /** This application's metrics (the JVM keeps them across the assignor instances). */
