@@ -105,9 +105,8 @@ class BrokerDifferentialTest {
         return out;
     }
 
-    /** The worker when the command has one (scripts/bridge-test passes -Dassignor.host.mode), else processes. */
     static String hostMode() {
-        return System.getProperty("assignor.host.mode", BridgeConfig.DEFAULT_HOST_MODE);
+        return TestSupport.hostMode();
     }
 
     private static String firstDifference(final Map<String, Map<String, java.util.TreeSet<String>>> expected,

@@ -134,7 +134,8 @@ class FallbackTest {
     @Test
     void realStrategyIsUsed() throws Exception {
         final Path assignor = TestSupport.requireAssignor();
-        final AssignorTaskAssignor bridge = bridge(Map.of(BridgeSettings.COMMAND, assignor.toString()));
+        final AssignorTaskAssignor bridge = bridge(Map.of(BridgeSettings.COMMAND, assignor.toString(),
+            BridgeSettings.HOST_MODE, TestSupport.hostMode()));
         final AssignorTaskAssignor.Run run = bridge.runStrategy(state, Instant.EPOCH);
         final Path cluster = Files.write(dir.resolve("cluster.json"), run.file().json());
         final Path config = TestSupport.write(dir.resolve("config.yaml"),
@@ -185,6 +186,8 @@ class FallbackTest {
     private static AssignorTaskAssignor bridge(final Map<String, Object> configs) {
         final Map<String, Object> all = new HashMap<>(configs);
         all.putIfAbsent(BridgeSettings.STRATEGY, "least_movement");
+        // The fakes here are `assignor assign` scripts; the worker's failures are WorkerTest's.
+        all.putIfAbsent(BridgeSettings.HOST_MODE, "process");
         all.put("application.id", FakeApplicationState.APPLICATION_ID);
         final AssignorTaskAssignor bridge = new AssignorTaskAssignor();
         bridge.configure(all);

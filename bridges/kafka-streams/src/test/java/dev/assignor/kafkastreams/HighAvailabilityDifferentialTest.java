@@ -120,7 +120,8 @@ public class HighAvailabilityDifferentialTest {
                                 final boolean expectedProbing) {
         final AssignorTaskAssignor bridge = new AssignorTaskAssignor();
         bridge.configure(Map.of(BridgeSettings.COMMAND, assignor.toString(), BridgeSettings.STRATEGY,
-            "high_availability", "application.id", FakeApplicationState.APPLICATION_ID));
+            "high_availability", "application.id", FakeApplicationState.APPLICATION_ID, BridgeSettings.HOST_MODE,
+            TestSupport.hostMode()));
         final List<String> d = new ArrayList<>();
         try {
             final AssignorTaskAssignor.Run run = bridge.runStrategy(state, Instant.EPOCH);

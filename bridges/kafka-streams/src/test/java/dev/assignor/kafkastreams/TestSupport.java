@@ -40,6 +40,11 @@ public final class TestSupport {
         return System.getProperty("kafka.version", "?");
     }
 
+    /** The host mode tests that run the real command use (-Dassignor.host.mode: worker once `serve` exists). */
+    public static String hostMode() {
+        return System.getProperty("assignor.host.mode", dev.assignor.bridge.BridgeConfig.DEFAULT_HOST_MODE);
+    }
+
     /** The built `assignor` command (-Dassignor.command); tests that need it are skipped without it. */
     public static Optional<Path> assignor() {
         final String p = System.getProperty("assignor.command", "");
