@@ -94,6 +94,13 @@ class BrokerEndToEndTest {
         brokerConfigs.put(BridgeConfig.RECORD_DIR_CONFIG, record.toString());
         final ObjectNode figures = TestSupport.JSON.createObjectNode();
         final List<String> phases = new ArrayList<>();
+        // The JVM's counters (other tests in this JVM count too): what this test adds is compared.
+        final ObjectName metrics = new ObjectName(AssignorStreamsGroupAssignor.METRICS_NAME);
+        new AssignorStreamsGroupAssignor().configure(Map.of());  // registers the MBean
+        final long decidedBefore = (Long) ManagementFactory.getPlatformMBeanServer().getAttribute(metrics,
+            "rebalances-decided");
+        final long fallbacksBefore = (Long) ManagementFactory.getPlatformMBeanServer().getAttribute(metrics,
+            "fallbacks-total");
         try (LogCapture log = new LogCapture(AssignorStreamsGroupAssignor.class);
              LoopbackBroker broker = new LoopbackBroker(dir.resolve("broker"), brokerConfigs)) {
             final String bootstrap = broker.bootstrapServers();
@@ -161,11 +168,10 @@ class BrokerEndToEndTest {
                 .count();
             assertEquals(byStrategy, logged, "the bridge's INFO lines");
             assertEquals(fallbacks, warned, "the bridge's WARN lines");
-            final ObjectName metrics = new ObjectName(AssignorStreamsGroupAssignor.METRICS_NAME);
-            assertEquals(byStrategy, ManagementFactory.getPlatformMBeanServer().getAttribute(metrics,
-                "rebalances-decided"));
-            assertEquals(fallbacks, ManagementFactory.getPlatformMBeanServer().getAttribute(metrics,
-                "fallbacks-total"));
+            assertEquals(decidedBefore + byStrategy, ManagementFactory.getPlatformMBeanServer().getAttribute(metrics,
+                "rebalances-decided"), "JMX: rebalances-decided");
+            assertEquals(fallbacksBefore + fallbacks, ManagementFactory.getPlatformMBeanServer().getAttribute(metrics,
+                "fallbacks-total"), "JMX: fallbacks-total");
             figures.put("assignments", all.size());
             figures.put("by_the_strategy", byStrategy);
             figures.put("by_kafkas_sticky_assignor", fallbacks);
