@@ -83,6 +83,30 @@ class FallbackTest {
             "the hung strategy and its children are gone");
     }
 
+    /** The resident worker's failures fall back the same way (WorkerTest has the worker's own lifecycle). */
+    @Test
+    void workerFailures() throws Exception {
+        for (final String[] failure : new String[][] {{"*:crash", "crashing on request 1"},
+            {"*:error", "threw: boom"}, {"*:garbage", "out of frame"}}) {
+            final String warning = fallsBack(Map.of(BridgeSettings.COMMAND,
+                dev.assignor.bridge.FakeWorker.command(dir, failure[0]).toString(), BridgeSettings.HOST_MODE, "worker"));
+            assertTrue(warning.contains(failure[1]), failure[0] + ": " + warning);
+        }
+    }
+
+    /** Every rebalance counts in the application's JMX metrics, fallbacks by reason. */
+    @Test
+    void fallbacksCountByReasonInJmx() throws Exception {
+        final javax.management.ObjectName name = new javax.management.ObjectName(AssignorTaskAssignor.METRICS_PREFIX
+            + FakeApplicationState.APPLICATION_ID);
+        final AssignorTaskAssignor bridge = bridge(Map.of(BridgeSettings.COMMAND, dir.resolve("none").toString()));
+        final long before = (Long) java.lang.management.ManagementFactory.getPlatformMBeanServer()
+            .getAttribute(name, "fallbacks-start");
+        bridge.assign(state);
+        assertEquals(before + 1, java.lang.management.ManagementFactory.getPlatformMBeanServer()
+            .getAttribute(name, "fallbacks-start"));
+    }
+
     @Test
     void strategyPrintsGarbage() throws Exception {
         assertTrue(fallsBack(script("cat > /dev/null\necho 'all good'\n")).contains("not valid JSON"));
