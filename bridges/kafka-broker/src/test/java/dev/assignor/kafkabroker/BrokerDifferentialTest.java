@@ -1,5 +1,6 @@
 package dev.assignor.kafkabroker;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
 import dev.assignor.bridge.BridgeConfig;
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
@@ -94,6 +96,83 @@ class BrokerDifferentialTest {
         knownDifferent.values().forEach(d -> System.out.println("  known: " + d));
         assertTrue(different.isEmpty(), summary + ":\n  " + String.join("\n  ",
             different.values().stream().limit(10).toList()));
+    }
+
+    /**
+     * Kafka's recorded KIP-1071 answers (../shared/kafka-golden/streams_sticky, apache/kafka 058944c8144d,
+     * with each member's tasks): the bridge running streams_sticky as that commit (its default
+     * kafka_version, refiner off) must give every member its recorded tasks.
+     */
+    @Test
+    void theRecordedAnswersMemberByMember() throws Exception {
+        final Path assignor = TestSupport.requireAssignor();
+        final Path golden = TestSupport.golden().map(g -> g.resolve("streams_sticky")).orElse(null);
+        org.junit.jupiter.api.Assumptions.assumeTrue(golden != null && Files.isDirectory(golden),
+            "no recorded Kafka answers (-Dassignor.golden=../shared/kafka-golden): skipped");
+        final Path work = Files.createTempDirectory("broker-recorded-");
+        final Path config = TestSupport.write(work.resolve("sticky.yaml"),
+            "strategy: streams_sticky\nstrategies: {streams_sticky: {refiner: false}}\n");
+        final AssignorStreamsGroupAssignor bridge = new AssignorStreamsGroupAssignor();
+        bridge.configure(Map.of(BridgeConfig.COMMAND_CONFIG, assignor.toString(), BridgeConfig.CONFIG_FILE_CONFIG,
+            config.toString(), BridgeConfig.HOST_MODE_CONFIG, hostMode()));
+        final List<Path> cases;
+        try (var files = Files.list(golden)) {
+            cases = files.filter(f -> f.toString().endsWith(".kafka.json")).sorted().toList();
+        }
+        final Map<String, String> different = new TreeMap<>();
+        for (final Path kafkaJson : cases) {
+            final String base = kafkaJson.toString().substring(0, kafkaJson.toString().length() - ".kafka.json".length());
+            final JsonNode cluster = TestSupport.read(Path.of(base + ".cluster.json"));
+            final int standbys = TestSupport.read(Path.of(base + ".config.yaml")).path("assignment")
+                .path("num_standby_replicas").asInt(0);
+            final StreamsGroupDifferentialTest.KafkaGroup group = StreamsGroupDifferentialTest.kafkaGroup(cluster,
+                standbys);
+            final AssignorStreamsGroupAssignor.Outcome ours = bridge.decide(group.spec(), group.topology());
+            if (ours.fallback() != null) {
+                different.put(kafkaJson.getFileName().toString(), "fell back: " + ours.message());
+                continue;
+            }
+            final Map<String, Map<String, java.util.TreeSet<String>>> expected = new TreeMap<>();
+            for (final String member : group.spec().memberIds()) {
+                expected.put(member, emptyRoles());
+            }
+            TestSupport.read(kafkaJson).get("assignment").properties().forEach(client -> {
+                final JsonNode named = namedThreads(cluster, client.getKey());
+                client.getValue().path("threads").properties().forEach(thread -> {
+                    final String member = named.has(thread.getKey()) ? thread.getKey()
+                        : client.getKey() + "/" + thread.getKey();
+                    final Map<String, java.util.TreeSet<String>> roles = expected.computeIfAbsent(member,
+                        m -> emptyRoles());
+                    thread.getValue().path("active").forEach(t -> roles.get("active").add(t.asText()));
+                    thread.getValue().path("standby").forEach(t -> roles.get("standby").add(t.asText()));
+                    thread.getValue().path("warmup").forEach(t -> roles.get("standby").add(t.asText()));
+                });
+            });
+            final var actual = AssignorStreamsGroupAssignor.roles(ours.assignment());
+            if (!expected.equals(actual)) {
+                different.put(kafkaJson.getFileName().toString(), firstDifference(expected, actual));
+            }
+        }
+        final String summary = String.format("broker bridge + streams_sticky (trunk-058944c): %d/%d recorded Kafka "
+            + "answers equal member by member", cases.size() - different.size(), cases.size());
+        System.out.println(summary);
+        assertTrue(!cases.isEmpty() && different.isEmpty(), summary + ": " + different);
+    }
+
+    private static Map<String, java.util.TreeSet<String>> emptyRoles() {
+        final Map<String, java.util.TreeSet<String>> r = new TreeMap<>();
+        r.put("active", new java.util.TreeSet<>());
+        r.put("standby", new java.util.TreeSet<>());
+        return r;
+    }
+
+    private static JsonNode namedThreads(final JsonNode cluster, final String client) {
+        for (final JsonNode c : cluster.get("clients")) {
+            if (c.get("id").asText().equals(client)) {
+                return c.path("previous_by_thread");
+            }
+        }
+        return TestSupport.JSON.createObjectNode();
     }
 
     /** Per process: the union of its members' roles. */
