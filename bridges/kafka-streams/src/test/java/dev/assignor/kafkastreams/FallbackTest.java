@@ -173,6 +173,50 @@ class FallbackTest {
         }
     }
 
+    /**
+     * With a record directory, every decision is kept in import's layout: the strategy's, and the
+     * fallback's (Kafka's answer, its reason); `assignor replay` reads the directory and least_movement
+     * gives its recorded decisions again.
+     */
+    @Test
+    void decisionsAreRecordedAndReplayed() throws Exception {
+        final Path assignor = TestSupport.requireAssignor();
+        final Path record = dir.resolve("record");
+        final AssignorTaskAssignor bridge = bridge(Map.of(BridgeSettings.COMMAND, assignor.toString(),
+            BridgeSettings.HOST_MODE, TestSupport.hostMode(), BridgeSettings.RECORD_DIR, record.toString()));
+        bridge.assign(state);
+        bridge.assign(state);
+        final AssignorTaskAssignor failing = bridge(Map.of(BridgeSettings.COMMAND, dir.resolve("none").toString(),
+            BridgeSettings.RECORD_DIR, record.toString()));
+        failing.assign(state);
+        final var index = TestSupport.read(record.resolve("index.json")).get("rebalances");
+        assertEquals(3, index.size());
+        assertEquals("least_movement", index.get(0).get("decided_by").asText());
+        assertTrue(index.get(1).get("fallback_reason").isNull());
+        assertEquals("start", index.get(2).get("fallback_reason").asText());
+        assertTrue(index.get(2).get("decided_by").asText().contains("HighAvailabilityTaskAssignor"));
+        // The fallback's recorded decision is Kafka's answer.
+        final var recorded = TestSupport.roles(TestSupport.read(record.resolve(index.get(2).get("name").asText()
+            + ".kafka.json")).get("assignment"));
+        assertEquals(kafka, renameToFileIds(recorded));
+        final var replay = TestSupport.parse(TestSupport.run(List.of(assignor.toString(), "replay", record.toString(),
+            "--strategies", "least_movement", "--format", "json")));
+        final var rebalances = replay.get("rebalances");
+        assertEquals(3, rebalances.size());
+        for (int i = 0; i < 2; ++i) {
+            assertTrue(rebalances.get(i).path("strategies").path("least_movement").path("same_as_kafka").asBoolean(),
+                rebalances.get(i).toString());
+        }
+    }
+
+    /** Roles keyed by the process UUID (as recorded) -> keyed by the test's client names. */
+    private Map<String, Map<String, SortedSet<String>>> renameToFileIds(
+        final Map<String, Map<String, SortedSet<String>>> byUuid) {
+        final Map<String, Map<String, SortedSet<String>>> out = new java.util.TreeMap<>();
+        state.processIds.forEach((name, id) -> out.put(name, byUuid.get(id.id().toString())));
+        return out;
+    }
+
     /** Kafka's own choice when it could not fetch end offsets: every previous active stays, and it probes. */
     @Test
     void unknownEndOffsetsKeepThePreviousActives() {
