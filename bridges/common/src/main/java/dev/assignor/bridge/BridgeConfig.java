@@ -95,8 +95,11 @@ public abstract class BridgeConfig extends AbstractConfig {
                 Importance.LOW, RECORD_MAX_DECISIONS_DOC);
     }
 
-    /** The settings as read, or why they cannot be used: never an exception. */
-    public record Read<C extends BridgeConfig>(C config, List<String> problems) {
+    /**
+     * The settings as read, or why they cannot be used: never an exception. {@code strategyForMessages}
+     * names the strategy in log lines even when the settings could not be read.
+     */
+    public record Read<C extends BridgeConfig>(C config, List<String> problems, String strategyForMessages) {
         public boolean usable() {
             return config != null && problems.isEmpty();
         }
@@ -106,14 +109,16 @@ public abstract class BridgeConfig extends AbstractConfig {
     public static <C extends BridgeConfig> Read<C> read(final Map<String, ?> originals,
                                                        final Function<Map<String, ?>, C> make) {
         final C config;
+        final Object raw = originals.get(STRATEGY_CONFIG);
+        final String named = raw == null ? "(unreadable settings)" : String.valueOf(raw);
         try {
             config = make.apply(originals);
         } catch (final ConfigException e) {
-            return new Read<>(null, List.of(e.getMessage()));
+            return new Read<>(null, List.of(e.getMessage()), named);
         } catch (final RuntimeException e) {
-            return new Read<>(null, List.of("cannot read the assignor.* settings: " + e));
+            return new Read<>(null, List.of("cannot read the assignor.* settings: " + e), named);
         }
-        return new Read<>(config, Collections.unmodifiableList(config.problems()));
+        return new Read<>(config, Collections.unmodifiableList(config.problems()), config.strategyForMessages());
     }
 
     /** What is wrong beyond single values (the types and ranges are the ConfigDef's). */

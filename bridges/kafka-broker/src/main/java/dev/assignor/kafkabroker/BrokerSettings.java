@@ -41,23 +41,18 @@ final class BrokerSettings {
     private final BridgeConfig.Read<Config> read;
     private final long acceptableRecoveryLag;
     private final int numWarmupReplicas;
-    private final String strategyForMessages;
 
     private BrokerSettings(final BridgeConfig.Read<Config> read, final long acceptableRecoveryLag,
-                           final int numWarmupReplicas, final String strategyForMessages) {
+                           final int numWarmupReplicas) {
         this.read = read;
         this.acceptableRecoveryLag = acceptableRecoveryLag;
         this.numWarmupReplicas = numWarmupReplicas;
-        this.strategyForMessages = strategyForMessages;
     }
 
     static BrokerSettings from(final Map<String, ?> configs) {
-        final BridgeConfig.Read<Config> read = BridgeConfig.read(configs, Config::new);
-        final String strategy = read.config() != null ? read.config().strategyForMessages()
-            : String.valueOf(configs.get(BridgeConfig.STRATEGY_CONFIG) == null ? "(unreadable settings)"
-            : configs.get(BridgeConfig.STRATEGY_CONFIG));
-        return new BrokerSettings(read, number(configs.get(ACCEPTABLE_RECOVERY_LAG), DEFAULT_ACCEPTABLE_RECOVERY_LAG),
-            (int) number(configs.get(NUM_WARMUP_REPLICAS), DEFAULT_NUM_WARMUP_REPLICAS), strategy);
+        return new BrokerSettings(BridgeConfig.read(configs, Config::new),
+            number(configs.get(ACCEPTABLE_RECOVERY_LAG), DEFAULT_ACCEPTABLE_RECOVERY_LAG),
+            (int) number(configs.get(NUM_WARMUP_REPLICAS), DEFAULT_NUM_WARMUP_REPLICAS));
     }
 
     /** The broker validated its own keys; a value it did not (none given) takes Kafka's default. */
@@ -81,7 +76,7 @@ final class BrokerSettings {
     }
 
     String strategyForMessages() {
-        return strategyForMessages;
+        return read.strategyForMessages();
     }
 
     /** The group's settings (standbys, tags) and the broker's (recovery lag, warmups) in the host config's terms. */

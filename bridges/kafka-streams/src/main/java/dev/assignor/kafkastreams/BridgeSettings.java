@@ -40,21 +40,15 @@ public final class BridgeSettings {
 
     private final BridgeConfig.Read<StreamsBridgeConfig> read;
     private final String applicationId;
-    private final String strategyForMessages;
 
-    private BridgeSettings(final BridgeConfig.Read<StreamsBridgeConfig> read, final String applicationId,
-                           final String strategyForMessages) {
+    private BridgeSettings(final BridgeConfig.Read<StreamsBridgeConfig> read, final String applicationId) {
         this.read = read;
         this.applicationId = applicationId;
-        this.strategyForMessages = strategyForMessages;
     }
 
     public static BridgeSettings from(final Map<String, ?> configs) {
-        final BridgeConfig.Read<StreamsBridgeConfig> read = BridgeConfig.read(configs, StreamsBridgeConfig::new);
         final Object id = configs.get("application.id");
-        final String strategy = read.config() != null ? read.config().strategyForMessages()
-            : String.valueOf(configs.get(STRATEGY) == null ? "(unreadable settings)" : configs.get(STRATEGY));
-        return new BridgeSettings(read, id == null ? "" : id.toString(), strategy);
+        return new BridgeSettings(BridgeConfig.read(configs, StreamsBridgeConfig::new), id == null ? "" : id.toString());
     }
 
     /** The settings as read (null when they could not be: {@link #problems()} says why). */
@@ -94,7 +88,7 @@ public final class BridgeSettings {
 
     /** The strategy named for messages: the override, else the config file's (read by the host). */
     public String strategyForMessages() {
-        return strategyForMessages;
+        return read.strategyForMessages();
     }
 
     /** Kafka Streams' assignment settings (all of DESIGN 2's) in the host config's terms. */
