@@ -291,8 +291,10 @@ final class GroupFile implements AnswerReader.Shape {
             }
             g.writeEndArray();
             g.writeArrayFieldStart("clients");
+            final Scratch scratch = new Scratch(taskCount);
+            Arrays.fill(scratch.holder, -1);
             for (int c = 0; c < clientIds.size(); ++c) {
-                writeClient(g, spec, clientIds.get(c), membersOf.get(c), lookup, taskNames, stateful, previousActive);
+                writeClient(g, spec, clientIds.get(c), membersOf.get(c), lookup, taskNames, scratch, previousActive);
             }
             g.writeEndArray();
             g.writeEndObject();
@@ -303,48 +305,97 @@ final class GroupFile implements AnswerReader.Shape {
             taskNames, stateful, loggedTasks, digest(shape.toString()));
     }
 
+    /**
+     * Per-task scratch arrays shared by every client (allocated once per group), and the tasks the
+     * current client touched: each client costs what its members hold and report, never tasks times
+     * clients.
+     */
+    private static final class Scratch {
+        final byte[] role;        // 1 previous active here, 2 previous standby here
+        final int[] holder;       // the member (index in the client) that held it
+        final long[] offset;
+        final boolean[] reported;
+        final boolean[] touched;
+        int[] list = new int[64];
+        int size;
+
+        Scratch(final int taskCount) {
+            role = new byte[taskCount];
+            holder = new int[taskCount];
+            offset = new long[taskCount];
+            reported = new boolean[taskCount];
+            touched = new boolean[taskCount];
+        }
+
+        void touch(final int t) {
+            if (!touched[t]) {
+                touched[t] = true;
+                if (size == list.length) {
+                    list = Arrays.copyOf(list, size * 2);
+                }
+                list[size++] = t;
+            }
+        }
+
+        /** The touched tasks in task order. */
+        int[] sorted() {
+            final int[] out = Arrays.copyOf(list, size);
+            Arrays.sort(out);
+            return out;
+        }
+
+        void reset() {
+            for (int i = 0; i < size; ++i) {
+                final int t = list[i];
+                role[t] = 0;
+                holder[t] = -1;
+                offset[t] = 0;
+                reported[t] = false;
+                touched[t] = false;
+            }
+            size = 0;
+        }
+    }
+
     private static void writeClient(final JsonGenerator g, final GroupSpec spec, final String client,
                                     final List<String> members, final TaskLookup lookup, final String[] taskNames,
-                                    final boolean[] stateful, final boolean[] previousActive) throws IOException {
-        final int taskCount = taskNames.length;
-        // Per task: 1 previous active here, 2 previous standby here; and which member held it.
-        final byte[] role = new byte[taskCount];
-        final int[] holder = new int[taskCount];
-        Arrays.fill(holder, -1);
-        final long[] offset = new long[taskCount];
-        final boolean[] reported = new boolean[taskCount];
+                                    final Scratch x, final boolean[] previousActive) throws IOException {
         for (int k = 0; k < members.size(); ++k) {
             final MemberAssignmentState state = spec.memberAssignmentState(members.get(k));
             final int member = k;
             forEach(state.activeTasks(), lookup, t -> {
+                x.touch(t);
                 if (previousActive[t]) {
                     // Active on an earlier client too: it stays there, and is a previous standby here.
-                    if (role[t] == 0) {
-                        role[t] = 2;
-                        holder[t] = member;
+                    if (x.role[t] == 0) {
+                        x.role[t] = 2;
+                        x.holder[t] = member;
                     }
-                } else if (role[t] != 1) {
-                    role[t] = 1;
-                    holder[t] = member;
+                } else if (x.role[t] != 1) {
+                    x.role[t] = 1;
+                    x.holder[t] = member;
                 }
             });
             for (final Map<String, Set<Integer>> copies : List.of(state.standbyTasks(), state.warmupTasks())) {
                 forEach(copies, lookup, t -> {
-                    if (role[t] == 0) {
-                        role[t] = 2;
-                        holder[t] = member;
+                    x.touch(t);
+                    if (x.role[t] == 0) {
+                        x.role[t] = 2;
+                        x.holder[t] = member;
                     }
                 });
             }
             forEach(state.taskOffsets(), lookup, (t, v) -> {
-                if (v == RUNNING || (reported[t] && offset[t] == RUNNING)) {
-                    offset[t] = RUNNING;
+                x.touch(t);
+                if (v == RUNNING || (x.reported[t] && x.offset[t] == RUNNING)) {
+                    x.offset[t] = RUNNING;
                 } else if (v >= 0 || v == UNKNOWN) {
-                    offset[t] = reported[t] ? Math.max(offset[t], v) : v;
+                    x.offset[t] = x.reported[t] ? Math.max(x.offset[t], v) : v;
                 }
-                reported[t] = reported[t] || v >= 0 || v == RUNNING || v == UNKNOWN;
+                x.reported[t] = x.reported[t] || v >= 0 || v == RUNNING || v == UNKNOWN;
             });
         }
+        final int[] tasks = x.sorted();
         final MemberAssignmentMetadata first = spec.memberMetadata(members.get(0));
         g.writeStartObject();
         g.writeStringField("id", client);
@@ -362,27 +413,37 @@ final class GroupFile implements AnswerReader.Shape {
         }
         for (final int kind : new int[] {1, 2}) {
             g.writeArrayFieldStart(kind == 1 ? "previous_active" : "previous_standby");
-            for (int t = 0; t < taskCount; ++t) {
-                if (role[t] == kind) {
+            for (final int t : tasks) {
+                if (x.role[t] == kind) {
                     g.writeString(taskNames[t]);
                 }
             }
             g.writeEndArray();
         }
         g.writeObjectFieldStart("offset_sums");
-        for (int t = 0; t < taskCount; ++t) {
-            if (reported[t]) {
-                g.writeNumberField(taskNames[t], offset[t]);
+        for (final int t : tasks) {
+            if (x.reported[t]) {
+                g.writeNumberField(taskNames[t], x.offset[t]);
             }
         }
         g.writeEndObject();
+        // Each member's tasks, by one pass over the client's tasks grouped by member.
+        final List<List<Integer>> held = new ArrayList<>(members.size());
+        for (int k = 0; k < members.size(); ++k) {
+            held.add(new ArrayList<>());
+        }
+        for (final int t : tasks) {
+            if (x.role[t] != 0) {
+                held.get(x.holder[t]).add(t);
+            }
+        }
         g.writeObjectFieldStart("previous_by_thread");
         for (int k = 0; k < members.size(); ++k) {
             g.writeObjectFieldStart(members.get(k));
             for (final int kind : new int[] {1, 2}) {
                 g.writeArrayFieldStart(kind == 1 ? "active" : "standby");
-                for (int t = 0; t < taskCount; ++t) {
-                    if (role[t] == kind && holder[t] == k) {
+                for (final int t : held.get(k)) {
+                    if (x.role[t] == kind) {
                         g.writeString(taskNames[t]);
                     }
                 }
@@ -392,11 +453,12 @@ final class GroupFile implements AnswerReader.Shape {
         }
         g.writeEndObject();
         g.writeEndObject();
-        for (int t = 0; t < taskCount; ++t) {
-            if (role[t] == 1) {
+        for (final int t : tasks) {
+            if (x.role[t] == 1) {
                 previousActive[t] = true;
             }
         }
+        x.reset();
     }
 
     /** Kafka Streams numbers sub-topologies 0, 1, ...: the cluster file's task ids need that number. */
