@@ -10,7 +10,7 @@
 
 #include "assignor/errors.hpp"
 #include "assignor/host/formats/assignment_io.hpp"
-#include "assignor/host/tools/compare.hpp"
+#include "assignor/host/report/compare_output.hpp"
 #include "assignor/host/report/progress.hpp"
 #include "assignor/host/tools/simulation.hpp"
 #include "commands.hpp"

@@ -12,7 +12,7 @@
 #include "assignor/host/formats/assignment_io.hpp"
 #include "assignor/host/import/importer.hpp"
 #include "assignor/host/report/progress.hpp"
-#include "assignor/host/tools/replay.hpp"
+#include "assignor/host/report/replay_output.hpp"
 #include "commands.hpp"
 
 namespace assignor::cli {

@@ -15,7 +15,7 @@
 #include "assignor/errors.hpp"
 #include "assignor/host/formats/cluster_reader.hpp"
 #include "assignor/host/report/progress.hpp"
-#include "assignor/host/tools/simulation.hpp"
+#include "assignor/host/report/simulation_output.hpp"
 #include "assignor/scenario.hpp"
 #include "commands.hpp"
 

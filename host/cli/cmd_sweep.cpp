@@ -11,7 +11,7 @@
 #include "assignor/errors.hpp"
 #include "assignor/host/formats/assignment_io.hpp"
 #include "assignor/host/report/progress.hpp"
-#include "assignor/host/tools/sweep.hpp"
+#include "assignor/host/report/sweep_output.hpp"
 #include "commands.hpp"
 
 namespace assignor::cli {
@@ -147,7 +147,7 @@ Command add_sweep(CLI::App& parent, const Globals& globals) {
               result = host::run_sweep(registry, spec, options);
               progress.finish();
             }
-            if (o->format == "json") write_output(host::pretty_json(host::sweep_json(result)), o->output);
+            if (o->format == "json") write_output(host::pretty_json(host::sweep_output_json(result)), o->output);
             else if (o->format == "csv") write_output(host::sweep_csv(result), o->output);
             else write_output(host::sweep_table(result), o->output);
             if (!o->report.empty()) write_output(host::sweep_html(result), o->report);

@@ -21,7 +21,14 @@
 
 namespace assignor::cli {
 
-enum Exit : int { kOk = 0, kInternal = 1, kBadInput = 2, kPluginError = 3, kStrategyFailed = 4 };
+// The exit statuses of DESIGN 4.3, as support/errors.hpp defines them.
+enum Exit : int {
+  kOk = host::kExitOk,
+  kInternal = host::kExitInternal,
+  kBadInput = host::kExitBadInput,
+  kPluginError = host::kExitPluginError,
+  kStrategyFailed = host::kExitStrategyFailed
+};
 
 struct Globals {
   std::string log_level;  // --log-level; empty: the config's logging.level (default info)
@@ -41,6 +48,7 @@ Command add_simulate(CLI::App& parent, const Globals& globals);
 Command add_import(CLI::App& parent, const Globals& globals);
 Command add_replay(CLI::App& parent, const Globals& globals);
 Command add_sweep(CLI::App& parent, const Globals& globals);
+Command add_serve(CLI::App& parent, const Globals& globals);
 
 // The bundled high_availability (Kafka's own HighAvailabilityTaskAssignor, case for case) as the
 // importer's way to tell warmups from standbys in a logged decision (ImportOptions::replay_kafka);

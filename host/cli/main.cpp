@@ -7,6 +7,7 @@
 
 #include "assignor/errors.hpp"
 #include "assignor/host/plugins/plugin_registry.hpp"
+#include "assignor/host/support/errors.hpp"
 #include "assignor/host/support/printable.hpp"
 #include "assignor/host/run/runner.hpp"
 #include "assignor/version.hpp"
@@ -31,7 +32,7 @@ int main(int argc, char** argv) {
                                       add_plugins(app, globals), add_generate(app, globals),
                                       add_compare(app, globals), add_simulate(app, globals),
                                       add_import(app, globals),  add_replay(app, globals),
-                                      add_sweep(app, globals)};
+                                      add_sweep(app, globals),  add_serve(app, globals)};
 
   try {
     app.parse(argc, argv);
@@ -45,28 +46,20 @@ int main(int argc, char** argv) {
   try {
     for (const auto& command : commands)
       if (command.app->parsed()) return command.run();
-  } catch (const InputError& e) {
-    std::cerr << "assignor: error: " << printable(e.what(), /*keep_newlines=*/true) << "\n";
-    return kBadInput;
-  } catch (const host::PluginError& e) {
-    std::cerr << "assignor: error: " << printable(e.what(), /*keep_newlines=*/true) << "\n";
-    return kPluginError;
-  } catch (const host::AssignmentFailed& e) {
-    std::cerr << "assignor: error: " << printable(e.what(), /*keep_newlines=*/true) << "\n";
-    return kStrategyFailed;
-  } catch (const StrategyError& e) {
-    std::cerr << "assignor: error: " << printable(e.what(), /*keep_newlines=*/true) << "\n";
-    return kStrategyFailed;
-  } catch (const std::bad_alloc&) {
-    // Reading or checking an input larger than this machine can hold (a strategy's own allocation
-    // failure is that strategy's failure, exit 4, reported by the runner).
-    std::cerr << "assignor: error: ran out of memory; the input is too large for the memory available (lower "
-                 "limits.max_file_mb, limits.max_tasks or limits.max_clients in the config to refuse such files "
-                 "early, or free memory)\n";
-    return kBadInput;
   } catch (const std::exception& e) {
-    std::cerr << "assignor: internal error: " << printable(e.what(), /*keep_newlines=*/true) << "\n";
-    return kInternal;
+    // One mapping from a failure to its exit status (support/errors.hpp), as in every other place.
+    const host::ErrorKind kind = host::error_kind(e);
+    if (kind == host::ErrorKind::out_of_memory) {
+      // Reading or checking an input larger than this machine can hold (a strategy's own allocation
+      // failure is that strategy's failure, exit 4, reported by the runner).
+      std::cerr << "assignor: error: ran out of memory; the input is too large for the memory available (lower "
+                   "limits.max_file_mb, limits.max_tasks or limits.max_clients in the config to refuse such files "
+                   "early, or free memory)\n";
+    } else {
+      std::cerr << (kind == host::ErrorKind::internal ? "assignor: internal error: " : "assignor: error: ")
+                << printable(e.what(), /*keep_newlines=*/true) << "\n";
+    }
+    return host::exit_status(kind);
   }
   return kInternal;
 }

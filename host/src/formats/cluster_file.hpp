@@ -22,7 +22,7 @@
 #include "assignor/host/formats/limits.hpp"
 #include "assignor/model.hpp"
 #include "assignor/task_id.hpp"
-#include "document.hpp"
+#include "assignor/host/formats/document.hpp"
 
 namespace assignor::host::detail {
 

@@ -20,7 +20,7 @@
 #include "assignor/errors.hpp"
 #include "assignor/task_id.hpp"
 #include "cluster_file.hpp"
-#include "yaml_json_reader.hpp"
+#include "assignor/host/formats/yaml_json_reader.hpp"
 
 namespace assignor::host {
 

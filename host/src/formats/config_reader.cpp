@@ -12,7 +12,7 @@
 
 #include "assignor/errors.hpp"
 #include "assignor/model.hpp"
-#include "yaml_json_reader.hpp"
+#include "assignor/host/formats/yaml_json_reader.hpp"
 
 namespace assignor::host {
 

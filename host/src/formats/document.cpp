@@ -1,4 +1,4 @@
-#include "document.hpp"
+#include "assignor/host/formats/document.hpp"
 
 #include <fmt/format.h>
 #include <simdjson.h>

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "assignor/errors.hpp"
-#include "assignor/host/tools/simulation.hpp"
-#include "yaml_json_reader.hpp"
+#include "assignor/host/formats/events.hpp"
+#include "assignor/host/formats/yaml_json_reader.hpp"
 
 namespace assignor::host {
 

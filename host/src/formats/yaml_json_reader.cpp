@@ -1,4 +1,4 @@
-#include "yaml_json_reader.hpp"
+#include "assignor/host/formats/yaml_json_reader.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -256,33 +256,6 @@ NumberParse parse_number(std::string_view text, double& out) noexcept {
 
 bool acceptable_unicode_text(std::string_view s) noexcept {
   return invalid_utf8_at(s) == std::string_view::npos && first_control_character(s) == std::string_view::npos;
-}
-
-std::size_t invalid_utf8_at(std::string_view s) noexcept {
-  std::size_t i = 0;
-  while (i < s.size()) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      ++i;
-      continue;
-    }
-    std::size_t n = 0;  // continuation bytes
-    if (c >= 0xC2 && c <= 0xDF) n = 1;
-    else if (c >= 0xE0 && c <= 0xEF) n = 2;
-    else if (c >= 0xF0 && c <= 0xF4) n = 3;
-    else return i;
-    std::uint32_t cp = c & (0x7Fu >> (n + 1));
-    for (std::size_t k = 1; k <= n; ++k) {
-      if (i + k >= s.size()) return i;
-      const auto cc = static_cast<unsigned char>(s[i + k]);
-      if ((cc & 0xC0u) != 0x80u) return i;
-      cp = (cp << 6) | (cc & 0x3Fu);
-    }
-    if ((n == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) || (n == 3 && (cp < 0x10000 || cp > 0x10FFFF)))
-      return i;
-    i += n + 1;
-  }
-  return std::string_view::npos;
 }
 
 // ---- FieldReader ------------------------------------------------------------------------------

@@ -11,7 +11,7 @@
 #include <set>
 
 #include "assignor/errors.hpp"
-#include "../formats/yaml_json_reader.hpp"
+#include "assignor/host/support/utf8.hpp"
 #include "assignor/host/formats/limits.hpp"
 #include "assignor/host/support/printable.hpp"
 #include "assignor/kafka_identity.hpp"
@@ -288,7 +288,7 @@ LoggedClient client_state(Cursor& c, std::string& variant) {
         bool readable = eq > 0;  // a tag has a key
         for (const std::string_view text : {item.substr(0, eq), item.substr(eq + 1)})
           readable = readable && text.size() <= InputLimits{}.max_id_length &&
-                     detail::invalid_utf8_at(text) == std::string_view::npos &&
+                     invalid_utf8_at(text) == std::string_view::npos &&
                      first_control_character(text) == std::string_view::npos;
         if (!readable)
           throw ParseError{fmt::format("garbled: clientTags entry '{}' (at character {})", printable(item), c.pos())};

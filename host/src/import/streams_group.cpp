@@ -8,7 +8,7 @@
 #include <set>
 #include <sstream>
 
-#include "../formats/yaml_json_reader.hpp"
+#include "assignor/host/formats/yaml_json_reader.hpp"
 #include "assignor/errors.hpp"
 #include "assignor/host/formats/assignment_io.hpp"
 #include "assignor/host/formats/cluster_writer.hpp"

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <map>
 #include <cerrno>
 #include <fstream>
@@ -24,7 +25,7 @@
 #include "assignor/errors.hpp"
 #include "assignor/host/support/printable.hpp"
 #include "assignor/host/support/logging.hpp"
-#include "child_process.hpp"
+#include "assignor/host/process/child_process.hpp"
 
 namespace assignor::host {
 
@@ -318,80 +319,67 @@ std::pair<std::shared_ptr<boost::dll::shared_library>, const PluginDescriptor*> 
   return {std::move(library), descriptor};
 }
 
-// The probe's answer on the pipe: u8 ok; ok: u32 api, u32 capabilities, then name, version and
-// description; not ok: the message. Strings are u64 length + bytes.
-void put_text(std::string& out, std::string_view text) {
-  const std::uint64_t n = text.size();
-  out.append(reinterpret_cast<const char*>(&n), sizeof n);
-  out.append(text);
+bool parse_u32(const std::string& word, std::uint32_t& value) {
+  const auto [ptr, ec] = std::from_chars(word.data(), word.data() + word.size(), value);
+  return ec == std::errc() && ptr == word.data() + word.size() && !word.empty();
 }
 
-bool get_text(const std::vector<char>& in, std::size_t& pos, std::string& text) {
-  std::uint64_t n = 0;
-  if (in.size() - pos < sizeof n) return false;
-  std::memcpy(&n, in.data() + pos, sizeof n);
-  pos += sizeof n;
-  if (n > in.size() - pos) return false;
-  text.assign(in.data() + pos, static_cast<std::size_t>(n));
-  pos += static_cast<std::size_t>(n);
-  return true;
-}
-
-// Opens the library in a child process and reads its descriptor there: a library whose
-// initialisers crash or hang costs a child, never the host. Throws PluginError.
+// The probe's answer, one frame (process/frames.hpp): "plugin API CAPABILITIES N" + name, version
+// and description, each ended by a NUL (they are C strings: none can hold one); or "fail plugin N" +
+// the reason the library was refused.
 PluginInfo probe(const std::string& where, std::uint64_t time_ms) {
-  const detail::ChildOutcome child = detail::run_in_child(
+  const process::ChildOutcome child = process::run_in_child(
       [&](int fd) {
         std::string answer;
         try {
           const auto [library, d] = open_plugin(where);
-          answer.push_back(1);
-          answer.append(reinterpret_cast<const char*>(&d->api_version), sizeof d->api_version);
-          answer.append(reinterpret_cast<const char*>(&d->capabilities), sizeof d->capabilities);
-          put_text(answer, d->name);
-          put_text(answer, d->version != nullptr ? d->version : "");
-          put_text(answer, d->description != nullptr ? d->description : "");
+          std::string texts;
+          for (const char* text : {d->name, d->version, d->description}) {
+            texts.append(text != nullptr ? text : "");
+            texts.push_back('\0');
+          }
+          answer = process::encode_frame(
+              {"plugin", std::to_string(d->api_version), std::to_string(d->capabilities)}, texts);
         } catch (const std::exception& e) {
-          answer.assign(1, 0);
-          put_text(answer, e.what());
+          answer = process::failure_frame(ErrorKind::plugin, e.what());
         }
-        for (std::size_t done = 0; done < answer.size();) {
-          const ssize_t n = ::write(fd, answer.data() + done, answer.size() - done);
-          if (n < 0 && errno == EINTR) continue;
-          if (n <= 0) ::_exit(1);
-          done += static_cast<std::size_t>(n);
-        }
-        ::_exit(0);  // no destructor of the library's runs here: it has had its say
+        ::_exit(process::write_all(fd, answer) ? 0 : 1);  // no destructor of the library's runs here
       },
       {time_ms, 1u << 20});
   switch (child.end) {
-    case detail::ChildEnd::not_started:
+    case process::ChildEnd::not_started:
       throw PluginError(fmt::format("{}: cannot load plugin: {}", where, child.error));
-    case detail::ChildEnd::timed_out:
+    case process::ChildEnd::timed_out:
       throw PluginError(fmt::format("{}: did not finish loading within {} (limits.time_ms): its initialisers hang",
-                                    where, detail::describe_duration(time_ms)));
-    case detail::ChildEnd::oversized:
-      throw PluginError(fmt::format("{}: cannot load plugin: its loader answered with too much data", where));
-    case detail::ChildEnd::signaled:
+                                    where, process::describe_duration(time_ms)));
+    case process::ChildEnd::malformed:
+      throw PluginError(fmt::format("{}: cannot load plugin: its loader's answer is malformed ({})", where, child.error));
+    case process::ChildEnd::signaled:
       throw PluginError(fmt::format("{}: crashed with {} while loading (in its initialisers)", where,
-                                    detail::describe_signal(child.status)));
-    case detail::ChildEnd::exited:
+                                    process::describe_signal(child.status)));
+    case process::ChildEnd::exited:
+      throw PluginError(fmt::format("{}: ended its loader with exit status {} while loading (in its initialisers)",
+                                    where, child.status));
+    case process::ChildEnd::answered:
       break;
   }
-  std::size_t pos = 1;
-  std::string text;
-  if (child.status == 0 && !child.bytes.empty() && child.bytes[0] == 0 && get_text(child.bytes, pos, text))
-    throw PluginError(text);
+  const process::Frame& frame = *child.frame;
+  if (frame.kind() == "fail" && frame.words.size() == 2 && frame.words[1] == error_kind_name(ErrorKind::plugin))
+    throw PluginError(frame.payload);
   PluginInfo info;
-  if (child.status != 0 || child.bytes.size() < 1 + 8 || child.bytes[0] != 1)
-    throw PluginError(fmt::format("{}: ended its loader with exit status {} while loading (in its initialisers)",
-                                  where, child.status));
-  std::memcpy(&info.api_version, child.bytes.data() + 1, 4);
-  std::memcpy(&info.capabilities, child.bytes.data() + 5, 4);
-  pos = 9;
-  if (!get_text(child.bytes, pos, info.name) || !get_text(child.bytes, pos, info.version) ||
-      !get_text(child.bytes, pos, info.description))
+  std::vector<std::string> texts;
+  for (std::size_t at = 0; at < frame.payload.size();) {
+    const std::size_t end = frame.payload.find('\0', at);
+    if (end == std::string::npos) break;
+    texts.push_back(frame.payload.substr(at, end - at));
+    at = end + 1;
+  }
+  if (frame.kind() != "plugin" || frame.words.size() != 3 || texts.size() != 3 || frame.payload.back() != '\0' ||
+      !parse_u32(frame.words[1], info.api_version) || !parse_u32(frame.words[2], info.capabilities))
     throw PluginError(fmt::format("{}: cannot load plugin: its loader's answer is malformed", where));
+  info.name = std::move(texts[0]);
+  info.version = std::move(texts[1]);
+  info.description = std::move(texts[2]);
   return info;
 }
 

@@ -11,7 +11,7 @@
 
 #include "assignor/host/formats/assignment_io.hpp"
 #include "assignor/errors.hpp"
-#include "assignor/host/tools/compare.hpp"
+#include "assignor/host/report/compare_output.hpp"
 #include "assignor/host/support/printable.hpp"
 #include "assignor/host/report/report_html.hpp"
 #include "text_table.hpp"

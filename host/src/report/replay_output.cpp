@@ -6,7 +6,7 @@
 #include "assignor/host/formats/assignment_io.hpp"
 #include "assignor/host/report/report_html.hpp"
 #include "assignor/host/support/printable.hpp"
-#include "assignor/host/tools/replay.hpp"
+#include "assignor/host/report/replay_output.hpp"
 #include "text_table.hpp"
 
 namespace assignor::host {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "assignor/host/report/report_html.hpp"
-#include "assignor/host/tools/simulation.hpp"
+#include "assignor/host/report/simulation_output.hpp"
 
 namespace assignor::host {
 

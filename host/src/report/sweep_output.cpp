@@ -12,7 +12,7 @@
 #include "assignor/host/report/recommend.hpp"
 #include "assignor/host/report/report_html.hpp"
 #include "assignor/host/support/printable.hpp"
-#include "assignor/host/tools/sweep.hpp"
+#include "assignor/host/report/sweep_output.hpp"
 #include "text_table.hpp"
 
 namespace assignor::host {
@@ -76,6 +76,12 @@ std::vector<std::string> sweep_recommendation(const Sweep& s) {
     out.push_back(front_text("recommended for " + s.scenarios[si], candidates));
   }
   if (n > 1) out.push_back(front_text("recommended over all scenarios", overall));
+  return out;
+}
+
+nlohmann::ordered_json sweep_output_json(const Sweep& s) {
+  nlohmann::ordered_json out = sweep_json(s);
+  if (!s.shard) out["recommendation"] = sweep_recommendation(s);
   return out;
 }
 

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "assignor/host/support/utf8.hpp"
+
 namespace assignor::host {
 
 namespace {
@@ -30,28 +32,6 @@ std::size_t invisible_control_at(std::string_view text, std::size_t i, std::uint
     if (bidi || code == 0x2028 || code == 0x2029) return 3;
   }
   return 0;
-}
-
-// The length of the valid UTF-8 sequence starting at text[i] (lead byte >= 0x80), or 0 when the
-// bytes there are not one (a stray continuation byte, a cut sequence, an overlong form, a
-// surrogate, past U+10FFFF): those are shown as \xNN, never passed to a terminal.
-std::size_t utf8_sequence_at(std::string_view text, std::size_t i) noexcept {
-  const auto c = static_cast<unsigned char>(text[i]);
-  std::size_t n = 0;
-  std::uint32_t cp = 0;
-  if (c >= 0xC2 && c <= 0xDF) n = 2, cp = c & 0x1Fu;
-  else if (c >= 0xE0 && c <= 0xEF) n = 3, cp = c & 0x0Fu;
-  else if (c >= 0xF0 && c <= 0xF4) n = 4, cp = c & 0x07u;
-  else return 0;
-  if (i + n > text.size()) return 0;
-  for (std::size_t k = 1; k < n; ++k) {
-    const auto cc = static_cast<unsigned char>(text[i + k]);
-    if ((cc & 0xC0u) != 0x80u) return 0;
-    cp = (cp << 6) | (cc & 0x3Fu);
-  }
-  if ((n == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
-    return 0;
-  return n;
 }
 
 }  // namespace

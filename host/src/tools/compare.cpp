@@ -11,7 +11,7 @@
 #include "assignor/errors.hpp"
 #include "assignor/host/formats/assignment_io.hpp"
 #include "assignor/host/formats/cluster_reader.hpp"
-#include "parallel.hpp"
+#include "assignor/host/process/parallel.hpp"
 #include "assignor/host/run/runner.hpp"
 #include "assignor/host/support/logging.hpp"
 #include "assignor/validation.hpp"
@@ -229,8 +229,8 @@ Comparison compare_strategies(const PluginRegistry& registry, const Config& conf
     j["scenario_stateful_tasks"] = stateful;
     return j.dump();
   };
-  const std::vector<std::string> results = detail::run_jobs(
-      total, detail::worker_count(options.jobs), [&](std::size_t index) {
+  const std::vector<std::string> results = process::run_jobs(
+      total, process::worker_count(options.jobs), [&](std::size_t index) {
         if (options.on_progress && options.jobs == 1)
           options.on_progress(scenarios[index / n_strategies].name, out.strategies[index % n_strategies], index, total);
         return job(index);

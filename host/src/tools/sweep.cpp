@@ -6,12 +6,12 @@
 #include <algorithm>
 #include <set>
 
-#include "../formats/yaml_json_reader.hpp"
+#include "assignor/host/formats/text_file.hpp"
 #include "assignor/errors.hpp"
 #include "assignor/host/run/runner.hpp"
 #include "assignor/host/support/logging.hpp"
 #include "assignor/host/support/printable.hpp"
-#include "parallel.hpp"
+#include "assignor/host/process/parallel.hpp"
 
 namespace assignor::host {
 
@@ -175,7 +175,7 @@ Sweep run_sweep(const PluginRegistry& registry, const SweepSpec& spec, const Swe
     }
     return j.dump();
   };
-  const auto results = detail::run_jobs(mine.size(), detail::worker_count(options.jobs), job, [&](std::size_t done) {
+  const auto results = process::run_jobs(mine.size(), process::worker_count(options.jobs), job, [&](std::size_t done) {
     if (options.progress) options.progress(done, mine.size());
   });
   for (const auto& text : results) {
@@ -206,7 +206,6 @@ nlohmann::ordered_json sweep_json(const Sweep& s) {
     runs.push_back(std::move(j));
   }
   out["runs"] = std::move(runs);
-  if (!s.shard) out["recommendation"] = sweep_recommendation(s);
   return out;
 }
 

@@ -31,7 +31,7 @@
 #include "assignor/scenario.hpp"
 #include "cluster_difference.hpp"
 #include "cluster_file.hpp"
-#include "document.hpp"
+#include "assignor/host/formats/document.hpp"
 
 namespace assignor::host::detail {
 namespace {

@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "assignor/errors.hpp"
-#include "document.hpp"
+#include "assignor/host/formats/document.hpp"
 
 namespace assignor::host::detail {
 namespace {

@@ -12,7 +12,7 @@
 
 #include "assignor/host/formats/cluster_writer.hpp"
 #include "assignor/errors.hpp"
-#include "assignor/host/tools/compare.hpp"
+#include "assignor/host/report/compare_output.hpp"
 #include "assignor/host/formats/config_reader.hpp"
 #include "assignor/host/plugins/plugin_registry.hpp"
 #include "assignor/scenario.hpp"

@@ -15,7 +15,7 @@
 #include "assignor/host/plugins/plugin_registry.hpp"
 #include "assignor/host/report/progress.hpp"
 #include "assignor/host/run/runner.hpp"
-#include "assignor/host/tools/simulation.hpp"
+#include "assignor/host/report/simulation_output.hpp"
 #include "cluster_builder.hpp"
 #include "../xml_check.hpp"
 

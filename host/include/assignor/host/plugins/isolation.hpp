@@ -2,10 +2,10 @@
 // crashes, hangs or exhausts memory cannot take the host down with it.
 //
 // After fork() the child creates the strategy (opening its library there if the host has not) and
-// calls assign() on the input it inherited, then writes the Assignment back through a pipe (a
-// small binary format of the placements) and exits with _exit(). The parent waits with a wall-clock
+// calls assign() on the input it inherited, then writes the Assignment back through a pipe (one
+// frame, process/frames.hpp: the placements packed) and exits with _exit(). The parent waits with a wall-clock
 // limit; the child runs under an address-space limit (RLIMIT_AS), and what every isolated child
-// gets (src/child_process.hpp): it dies with the host, has a CPU-time backstop, default handlers
+// gets (process/child_process.hpp): it dies with the host, has a CPU-time backstop, default handlers
 // for crash signals, no core dumps, its stdout on stderr (a strategy that prints cannot corrupt the
 // assignment JSON), and nothing it starts outlives the run. Every way the child can end becomes a
 // value:
@@ -34,7 +34,7 @@ namespace assignor::host {
 struct IsolatedRun {
   bool ok = false;
   Assignment assignment;               // when ok: not validated yet
-  double ms = 0;                       // the strategy's own time, measured in the child
+  double ms = 0;                       // measured by the host: fork to answer (creating the strategy included)
   std::string failure;                 // when !ok: why, for people (names the strategy)
   std::optional<std::string> config_error;  // the factory refused its parameters (exit 2 in-process too)
 };

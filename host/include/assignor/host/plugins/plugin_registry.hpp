@@ -22,17 +22,12 @@
 #include <vector>
 
 #include "assignor/host/formats/limits.hpp"
+#include "assignor/host/support/errors.hpp"  // PluginError
 #include "assignor/plugin.hpp"
 #include "assignor/settings.hpp"
 #include "assignor/strategy.hpp"
 
 namespace assignor::host {
-
-// A plugin that could not be loaded: exit status 3.
-class PluginError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
 
 // Where a plugin came from: the directory of the bundled strategies, or anywhere else (plugins.paths,
 // a test). With `isolation: auto` (the default) only bundled plugins run inside the host process.

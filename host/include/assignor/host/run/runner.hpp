@@ -8,25 +8,11 @@
 #include "assignor/host/formats/assignment_io.hpp"
 #include "assignor/host/formats/config_reader.hpp"
 #include "assignor/host/plugins/plugin_registry.hpp"
+#include "assignor/host/support/errors.hpp"  // AssignmentFailed, kExitStrategyFailed
 #include "assignor/lags.hpp"
 #include "assignor/model.hpp"
 
 namespace assignor::host {
-
-// The exit status of a process that a strategy ended by calling exit() in process (DESIGN 4.3: the
-// strategy failed).
-inline constexpr int kExitStrategyFailed = 4;
-
-// The strategy failed and no fallback rescued it: exit status 4. what() lists the reasons.
-class AssignmentFailed : public std::runtime_error {
- public:
-  AssignmentFailed(const std::string& message, std::vector<ValidationError> errors)
-      : std::runtime_error(message), errors_(std::move(errors)) {}
-  const std::vector<ValidationError>& errors() const noexcept { return errors_; }
-
- private:
-  std::vector<ValidationError> errors_;
-};
 
 struct RunOutcome {
   AssignmentReport report;

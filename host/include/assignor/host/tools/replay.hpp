@@ -65,11 +65,4 @@ bool is_kafka_named_for(const std::string& strategy, const std::string& kafka_as
 Replay replay_rebalances(const PluginRegistry& registry, const std::filesystem::path& dir,
                          const std::vector<ImportedRebalance>& index, const ReplayOptions& options);
 
-std::string replay_table(const Replay& replay);
-nlohmann::ordered_json replay_json(const Replay& replay);
-std::string replay_csv(const Replay& replay);
-std::string replay_html(const Replay& replay);
-// "high_availability gave Kafka's decision at 41/41 of your rebalances" lines, one per strategy.
-std::vector<std::string> replay_agreement(const Replay& replay);
-
 }  // namespace assignor::host

@@ -82,10 +82,4 @@ Sweep sweep_from_json(const nlohmann::json& json, const std::string& source);
 // sweeps, overlap or leave a job out.
 Sweep merge_sweeps(const std::vector<Sweep>& parts);
 
-std::string sweep_table(const Sweep& sweep);
-std::string sweep_csv(const Sweep& sweep);
-std::string sweep_html(const Sweep& sweep);
-// The recommendation lines (per scenario, then over all), as the table and report open with them.
-std::vector<std::string> sweep_recommendation(const Sweep& sweep);
-
 }  // namespace assignor::host

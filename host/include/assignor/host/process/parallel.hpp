@@ -15,16 +15,16 @@
 #include <string>
 #include <vector>
 
-namespace assignor::host::detail {
+namespace assignor::host::process {
 
 // How many workers `--jobs N` means: N, or the number of cores for 0.
 unsigned worker_count(unsigned requested) noexcept;
 
-// Runs job(0) .. job(n - 1). An exception a job throws (InputError, ConfigError, PluginError,
-// StrategyError, AssignmentFailed, other) is rethrown here as the same kind with its message, for
-// the first job in order that threw; a worker that dies is a StrategyError naming its job.
+// Runs job(0) .. job(n - 1). An exception a job throws is rethrown here as the same kind
+// (support/errors.hpp) with its message, for the first job in order that threw; a worker that dies
+// is a StrategyError naming its job.
 // `done(k)` is called in this process as results arrive (k of n).
 std::vector<std::string> run_jobs(std::size_t n, unsigned workers, const std::function<std::string(std::size_t)>& job,
                                   const std::function<void(std::size_t)>& done = {});
 
-}  // namespace assignor::host::detail
+}  // namespace assignor::host::process

@@ -1,7 +1,7 @@
 // What the readers (cluster, config, events, assignment) share: reading a file, parsing a YAML or
 // JSON text into a Document (document.hpp), and strict typed access to its nodes with messages of
 // the form "FILE:LINE:COL: <place>: <problem>". The implementation is in yaml_json_reader.cpp.
-// Not installed, not public.
+// Public to the host's rooms (import reads its offsets files with it), not installed.
 #pragma once
 
 #include <cstdint>
@@ -18,7 +18,9 @@
 #include <boost/container/small_vector.hpp>
 
 #include "assignor/host/formats/limits.hpp"
-#include "document.hpp"
+#include "assignor/host/formats/text_file.hpp"
+#include "assignor/host/support/utf8.hpp"
+#include "assignor/host/formats/document.hpp"
 
 namespace assignor::host::detail {
 
@@ -60,17 +62,6 @@ std::string join_place(std::string_view place, std::string_view field);
 // A short description of a node for "expected X, got Y" messages.
 std::string describe(const Node& node);
 
-// The raw text of a whole file; InputError when it cannot be read or is larger than `max_bytes`.
-// Reads at most max_bytes + 1 bytes, so a pipe or a device (/dev/zero) cannot make it read forever.
-// A FIFO is opened without waiting for a writer: with none, it reads as an empty file instead of
-// blocking forever (a pipe with a writer, e.g. the shell's <(...), reads as usual).
-// The name messages give a file: its path, or "standard input" for "-".
-std::string source_name(const std::filesystem::path& path);
-
-// "-" reads standard input.
-std::string read_text_file(const std::string& source, const std::filesystem::path& path, std::string_view what,
-                           std::uint64_t max_bytes = InputLimits{}.max_file_bytes);
-
 // Parses a single YAML or JSON document (document.hpp says what is refused and why). Texts longer
 // than `max_bytes` are refused before parsing; running out of memory is an InputError.
 struct LoadedDocument {
@@ -110,10 +101,9 @@ inline bool acceptable_text(std::string_view s, std::uint64_t max_length) noexce
   return true;
 }
 
-// The offset of the first byte that is not part of valid UTF-8 (overlong forms, surrogates and
-// code points past U+10FFFF are invalid too), or npos. Ids and names end up in JSON, which must be
-// UTF-8: a file that holds other bytes is refused where they are, not at output time.
-std::size_t invalid_utf8_at(std::string_view s) noexcept;
+// Ids and names end up in JSON, which must be UTF-8: a file that holds other bytes is refused
+// where they are (support/utf8.hpp), not at output time.
+using host::invalid_utf8_at;
 
 // Typed access to one field value. `place` is the full place used in messages (e.g.
 // "client 'c1': threads" or "assignment.max_warmup_replicas").

@@ -1,4 +1,4 @@
-#include "child_process.hpp"
+#include "assignor/host/process/child_process.hpp"
 
 #include <fcntl.h>
 #include <fmt/format.h>
@@ -34,7 +34,7 @@
 #define ASSIGNOR_CHILD_ASAN 1
 #endif
 
-namespace assignor::host::detail {
+namespace assignor::host::process {
 
 namespace {
 
@@ -119,12 +119,28 @@ class DescendantSweep {
   bool was_subreaper_ = false;
 };
 
-// While a child runs, SIGINT, SIGTERM and SIGHUP to the host (Ctrl-C, a cancelled job) first kill
-// the child's process group, then end the host as they would have.
-volatile sig_atomic_t g_running_group = 0;
+// While children run, SIGINT, SIGTERM and SIGHUP to the host (Ctrl-C, a cancelled job) first kill
+// every child's process group, then end the host as they would have. A fixed table, read by the
+// signal handler: only lock-free atomics may be touched there.
+constexpr std::size_t kMaxGroups = 1024;
+volatile sig_atomic_t g_groups[kMaxGroups];
+
+void register_group(pid_t pid) {
+  for (auto& slot : g_groups)
+    if (slot == 0) {
+      slot = static_cast<sig_atomic_t>(pid);
+      return;
+    }
+}
+
+void unregister_group(pid_t pid) {
+  for (auto& slot : g_groups)
+    if (slot == static_cast<sig_atomic_t>(pid)) slot = 0;
+}
 
 extern "C" void forward_and_reraise(int sig) {
-  if (g_running_group > 0) ::kill(-static_cast<pid_t>(g_running_group), SIGKILL);
+  for (const auto& slot : g_groups)
+    if (slot > 0) ::kill(-static_cast<pid_t>(slot), SIGKILL);
   ::signal(sig, SIG_DFL);
   ::raise(sig);
 }
@@ -154,9 +170,12 @@ void set_up_child(pid_t parent, std::uint64_t time_ms) {
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent) ::_exit(1);
   ::setpgid(0, 0);  // its own process group: a timeout kills whatever it started too
-  const rlim_t cpu_seconds = static_cast<rlim_t>(time_ms / 1000 + 2);
-  rlimit cpu{cpu_seconds, cpu_seconds + 1};
-  ::setrlimit(RLIMIT_CPU, &cpu);
+  for (auto& slot : g_groups) slot = 0;  // the parent's children are not this child's to kill
+  if (time_ms > 0) {
+    const rlim_t cpu_seconds = static_cast<rlim_t>(time_ms / 1000 + 2);
+    rlimit cpu{cpu_seconds, cpu_seconds + 1};
+    ::setrlimit(RLIMIT_CPU, &cpu);
+  }
   for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGPIPE, SIGTERM, SIGINT, SIGHUP})
     default_signal_handler(sig);  // a crash is a crash: no handler of the host's (or a sanitizer's) runs
   ::dup2(STDERR_FILENO, STDOUT_FILENO);  // whatever the child prints cannot reach the host's output
@@ -194,55 +213,115 @@ std::string describe_duration(std::uint64_t ms) {
   return ms % 1000 == 0 ? fmt::format("{} s", ms / 1000) : fmt::format("{} ms", ms);
 }
 
-ChildOutcome run_in_child(const std::function<void(int fd)>& body, const ChildOptions& options) {
-  ChildOutcome out;
-  int fds[2];
-  if (::pipe2(fds, O_CLOEXEC) != 0) {
-    out.error = fmt::format("pipe: {}", std::strerror(errno));
-    return out;
+struct ChildGroup::State {
+  DescendantSweep sweep;  // from here on, whatever a child leaves behind becomes ours to kill
+  SignalForwarding forwarding;
+  std::vector<pid_t> running;  // spawned and not reaped yet
+  std::vector<int> read_ends;  // the parent's ends of the pipes, which later children must not hold
+};
+
+ChildGroup::ChildGroup() : state_(new State) {}
+
+ChildGroup::~ChildGroup() {
+  for (pid_t pid : state_->running) {
+    kill_group(pid);
+    while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+    }
+    unregister_group(pid);
   }
+  state_->sweep.kill_what_is_left();  // descendants that left their group (setsid) or outlived it
+  delete state_;
+}
+
+ChildGroup::Child ChildGroup::spawn(const std::function<void(int fd)>& body, std::uint64_t time_ms) {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
   // Nothing buffered may be written twice (once by the child): flush before forking.
   std::cout.flush();
   std::cerr.flush();
   std::fflush(nullptr);
   const pid_t parent = ::getpid();
-  const DescendantSweep sweep;  // from here on, whatever the child leaves behind becomes ours to kill
-  const SignalForwarding forwarding;
-  const auto start = Clock::now();
   const pid_t pid = ::fork();
   if (pid < 0) {
-    out.error = fmt::format("fork: {}", std::strerror(errno));
+    const int error = errno;
     ::close(fds[0]);
     ::close(fds[1]);
-    return out;
+    throw std::runtime_error(fmt::format("fork: {}", std::strerror(error)));
   }
   if (pid == 0) {
     ::close(fds[0]);
-    set_up_child(parent, options.time_ms);
+    for (int fd : state_->read_ends) ::close(fd);
+    set_up_child(parent, time_ms);
     body(fds[1]);
     ::_exit(0);
   }
   ::setpgid(pid, pid);  // also done by the child; whichever runs first wins, both are the same
-  g_running_group = pid;
+  register_group(pid);
   ::close(fds[1]);
+  state_->running.push_back(pid);
+  state_->read_ends.push_back(fds[0]);
+  return {pid, fds[0]};
+}
 
-  // The answer is complete when the pipe reaches its end, or when the child itself has exited:
-  // a process it started (a daemon) may still hold the pipe's write end open, and waiting for
-  // that would throw a valid answer away at the time limit. The child's exit is watched through a
-  // pidfd where the kernel has them (5.3+), else by polling it every few milliseconds.
-  const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, pid, 0));
-  auto child_exited = [&] {
-    siginfo_t info{};
-    return ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid;
-  };
+int ChildGroup::reap(pid_t pid) {
+  // The child's group is killed before it is reaped: while it is a zombie its pid, and so its
+  // process group, cannot be reused, so the kill cannot hit anyone else.
+  kill_group(pid);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  unregister_group(pid);
+  std::erase(state_->running, pid);
+  return status;
+}
+
+int exit_watch(pid_t pid) noexcept { return static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)); }
+
+bool has_exited(pid_t pid) noexcept {
+  siginfo_t info{};
+  return ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid;
+}
+
+std::string describe_wait_status(int status) {
+  if (WIFSIGNALED(status)) return fmt::format("signal {}", describe_signal(WTERMSIG(status)));
+  return fmt::format("exit status {}", WEXITSTATUS(status));
+}
+
+ChildOutcome run_in_child(const std::function<void(int fd)>& body, const ChildOptions& options) {
+  ChildOutcome out;
+  ChildGroup group;
+  const auto start = Clock::now();
+  ChildGroup::Child child;
+  try {
+    child = group.spawn(body, options.time_ms);
+  } catch (const std::runtime_error& e) {
+    out.error = e.what();
+    return out;
+  }
+  const pid_t pid = child.pid;
+  const int fd = child.fd;
+
+  // The answer is complete when a whole frame has arrived. Without one, the run ends when the pipe
+  // reaches its end or the child itself has exited (a daemon it started may hold the write end
+  // open). The child's exit is watched through a pidfd where the kernel has them (5.3+), else by
+  // polling it every few milliseconds.
+  const int pidfd = exit_watch(pid);
+  auto child_exited = [&] { return has_exited(pid); };
   const auto deadline = start + std::chrono::milliseconds(options.time_ms);
+  FrameReader reader({options.max_bytes});
   bool timed_out = false;
-  bool oversized = false;
   char chunk[1 << 16];
-  auto take = [&](ssize_t n) {
-    out.bytes.insert(out.bytes.end(), chunk, chunk + n);
-    oversized = out.bytes.size() > options.max_bytes;
-    return !oversized;
+  // Reads what is there; true when the exchange is over (a frame, a malformed stream, or EOF).
+  auto take = [&](bool drain) {
+    for (;;) {
+      const ssize_t n = ::read(fd, chunk, sizeof chunk);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return true;
+      reader.feed(std::string_view(chunk, static_cast<std::size_t>(n)));
+      if (reader.malformed()) return true;
+      if ((out.frame = reader.next())) return true;
+      if (!drain) return false;
+    }
   };
   for (;;) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
@@ -250,36 +329,38 @@ ChildOutcome run_in_child(const std::function<void(int fd)>& body, const ChildOp
       timed_out = true;
       break;
     }
-    pollfd p[2] = {{fds[0], POLLIN, 0}, {pidfd, POLLIN, 0}};
+    pollfd p[2] = {{fd, POLLIN, 0}, {pidfd, POLLIN, 0}};
     const int ready = ::poll(p, pidfd >= 0 ? 2 : 1, static_cast<int>(std::min<long long>(left, pidfd >= 0 ? 1000 : 10)));
     if (ready < 0 && errno == EINTR) continue;
     if (ready < 0) break;
     if ((p[0].revents & (POLLIN | POLLHUP | POLLERR)) != 0) {
-      const ssize_t n = ::read(fds[0], chunk, sizeof chunk);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) break;  // EOF: every holder of the write end closed it (normally: the child exited)
-      if (!take(n)) break;
+      if (take(false)) break;
       continue;  // read on while there is more
     }
     if ((pidfd >= 0 && (p[1].revents & POLLIN) != 0) || (pidfd < 0 && child_exited())) {
       // The child has ended, so everything it wrote is in the pipe: take what is there, then stop.
-      ::fcntl(fds[0], F_SETFL, ::fcntl(fds[0], F_GETFL) | O_NONBLOCK);
-      for (;;) {
-        const ssize_t n = ::read(fds[0], chunk, sizeof chunk);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0 || !take(n)) break;
-      }
+      ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+      take(true);
       break;
     }
   }
-  ::close(fds[0]);
+  out.ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  ::close(fd);
   if (pidfd >= 0) ::close(pidfd);
 
-  // Wait for the child to end, still within the deadline, without reaping it yet (WNOWAIT): while
-  // it is a zombie its pid, and so its process group, cannot be reused, and killing the group
-  // (whatever the child started and left behind) cannot hit anyone else. Past the deadline, or
-  // for an oversized answer, the group is killed first.
-  if (!timed_out && !oversized) {
+  if (out.frame) {
+    out.end = ChildEnd::answered;
+    group.reap(pid);
+    return out;
+  }
+  if (reader.malformed()) {
+    out.end = ChildEnd::malformed;
+    out.error = reader.error();
+    group.reap(pid);
+    return out;
+  }
+  // No answer: wait for the child to end, still within the deadline, without reaping it yet.
+  if (!timed_out) {
     for (;;) {
       siginfo_t info{};
       const int r = ::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT);
@@ -292,17 +373,10 @@ ChildOutcome run_in_child(const std::function<void(int fd)>& body, const ChildOp
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }
   }
-  kill_group(pid);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  g_running_group = 0;
-  sweep.kill_what_is_left();  // descendants that left the group (setsid) or outlived the child
+  const int status = group.reap(pid);
   out.ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   if (timed_out) {
     out.end = ChildEnd::timed_out;
-  } else if (oversized) {
-    out.end = ChildEnd::oversized;
   } else if (WIFSIGNALED(status)) {
     out.end = ChildEnd::signaled;
     out.status = WTERMSIG(status);
@@ -313,4 +387,4 @@ ChildOutcome run_in_child(const std::function<void(int fd)>& body, const ChildOp
   return out;
 }
 
-}  // namespace assignor::host::detail
+}  // namespace assignor::host::process
