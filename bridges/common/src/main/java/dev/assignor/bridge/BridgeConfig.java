@@ -60,10 +60,11 @@ public abstract class BridgeConfig extends AbstractConfig {
     public static final int DEFAULT_RECORD_MAX_DECISIONS = 1000;
 
     /**
-     * The host mode when none is set: one {@code assignor assign} process per rebalance until the
-     * {@code assignor serve} worker ships in the command the bridges run.
+     * The host mode when none is set: the resident {@code assignor serve} worker (a rebalance pays
+     * neither a process start nor plugin loading); {@code process} stays for commands without
+     * {@code serve} (older installs) and for hosts where a resident process is not wanted.
      */
-    public static final String DEFAULT_HOST_MODE = "process";
+    public static final String DEFAULT_HOST_MODE = "worker";
 
     /** How the host is run. */
     public enum HostMode {
