@@ -1,5 +1,7 @@
 package dev.assignor.kafkastreams;
 
+import dev.assignor.bridge.BridgeException;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
@@ -35,7 +37,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  *
  * <p>{@code -Dassignor.differential.cases=N -Dassignor.differential.seed=S} explore other groups.
  */
-class HighAvailabilityDifferentialTest {
+public class HighAvailabilityDifferentialTest {
     private static final String[] SCENARIOS = {"fresh", "scale-out", "scale-in", "rolling-restart"};
 
     /** The oracle itself against Kafka's recorded answers (apache/kafka 1eb7644349cb, Oct 2024). */
@@ -118,7 +120,8 @@ class HighAvailabilityDifferentialTest {
                                 final boolean expectedProbing) {
         final AssignorTaskAssignor bridge = new AssignorTaskAssignor();
         bridge.configure(Map.of(BridgeSettings.COMMAND, assignor.toString(), BridgeSettings.STRATEGY,
-            "high_availability", "application.id", FakeApplicationState.APPLICATION_ID));
+            "high_availability", "application.id", FakeApplicationState.APPLICATION_ID, BridgeSettings.HOST_MODE,
+            TestSupport.hostMode()));
         final List<String> d = new ArrayList<>();
         try {
             final AssignorTaskAssignor.Run run = bridge.runStrategy(state, Instant.EPOCH);
@@ -133,7 +136,7 @@ class HighAvailabilityDifferentialTest {
     }
 
     /** A group like tests/kafka/differential.py's: every scenario, uneven threads, stale and odd offsets. */
-    static ObjectNode generatedCluster(final Path assignor, final Random rng, final int i, final Path work) {
+    public static ObjectNode generatedCluster(final Path assignor, final Random rng, final int i, final Path work) {
         final List<String> command = List.of(assignor.toString(), "generate",
             "--clients", String.valueOf(2 + rng.nextInt(13)), "--threads", String.valueOf(1 + rng.nextInt(3)),
             "--subtopologies", String.valueOf(1 + rng.nextInt(6)), "--partitions", String.valueOf(1 + rng.nextInt(24)),

@@ -60,7 +60,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * {@code BalancedTaskAssignor} is in no released Kafka jar (4.0 to 4.4; it is apache/kafka pull
  * request 23419), so its recorded answers are its only oracle here.
  */
-class StreamsGroupDifferentialTest {
+public class StreamsGroupDifferentialTest {
     private static final String[] SCENARIOS = {"fresh", "scale-out", "scale-in", "rolling-restart"};
 
     /** The oracle against the recorded KIP-1071 answers (apache/kafka 058944c8144d). */
@@ -141,7 +141,7 @@ class StreamsGroupDifferentialTest {
      * ("4.4" for 4.4.0). A jar whose version streams_sticky does not know fails the run with the
      * strategy's own message (the accepted values).
      */
-    static String stickyVersion() {
+    public static String stickyVersion() {
         final String[] parts = TestSupport.kafkaVersion().split("\\.");
         return parts.length >= 2 ? parts[0] + "." + parts[1] : TestSupport.kafkaVersion();
     }
@@ -179,8 +179,15 @@ class StreamsGroupDifferentialTest {
         assertEquals(List.of(), different);
     }
 
-    /** Kafka's KIP-1071 StickyTaskAssignor on a cluster file, per client: active and standby tasks. */
-    static Map<String, Map<String, SortedSet<String>>> kafkaSticky(final JsonNode cluster, final int standbys) {
+    /**
+     * A cluster file as Kafka's group coordinator would hold it (the class comment says how): the
+     * group spec, the topology, and each member's process. The broker bridge's tests feed the same
+     * groups to the bridge.
+     */
+    public record KafkaGroup(GroupSpecImpl spec, TopologyDescriber topology, Map<String, String> processOfMember) {
+    }
+
+    public static KafkaGroup kafkaGroup(final JsonNode cluster, final int standbys) {
         final Map<String, Boolean> logged = new HashMap<>();
         final Map<String, Integer> partitions = new TreeMap<>();
         final List<String> taskOrder = new ArrayList<>();
@@ -272,8 +279,15 @@ class StreamsGroupDifferentialTest {
                 processOfMember.put(names.get(k), client);
             }
         }
-        final GroupAssignment result = new StickyTaskAssignor().assign(
-            new GroupSpecImpl(members, new AssignmentConfigsImpl(standbys, List.of())), topology);
+        return new KafkaGroup(new GroupSpecImpl(members, new AssignmentConfigsImpl(standbys, List.of())), topology,
+            processOfMember);
+    }
+
+    /** Kafka's KIP-1071 StickyTaskAssignor on a cluster file, per client: active and standby tasks. */
+    static Map<String, Map<String, SortedSet<String>>> kafkaSticky(final JsonNode cluster, final int standbys) {
+        final KafkaGroup group = kafkaGroup(cluster, standbys);
+        final Map<String, String> processOfMember = group.processOfMember();
+        final GroupAssignment result = new StickyTaskAssignor().assign(group.spec(), group.topology());
         final Map<String, Map<String, SortedSet<String>>> out = new TreeMap<>();
         for (final JsonNode c : cluster.get("clients")) {
             final Map<String, SortedSet<String>> r = new TreeMap<>();

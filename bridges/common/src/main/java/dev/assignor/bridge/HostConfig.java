@@ -1,4 +1,4 @@
-package dev.assignor.kafkastreams;
+package dev.assignor.bridge;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -6,8 +6,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-
-import org.apache.kafka.streams.processor.assignment.AssignmentConfigs;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -22,41 +20,47 @@ import java.util.List;
 /**
  * The config file the host runs with (DESIGN 4.2): the user's {@code assignor.config} when there is
  * one, with the strategy of {@code assignor.strategy}, and the {@code assignment:} settings taken
- * from the application's own Streams config (acceptable.recovery.lag, max.warmup.replicas,
- * num.standby.replicas, probing.rebalance.interval.ms, rack.aware.assignment.*): the application
- * decides how many standbys it has, not a second file. Relative plugin paths are made absolute
+ * from Kafka's (the application's Streams config, or the group's and the broker's settings): Kafka
+ * decides how many standbys a group has, not a second file. Relative plugin paths are made absolute
  * (they are relative to the user's file, and the written file lives elsewhere). Written as JSON
  * (valid YAML) under a name made from its content, so an unchanged config is written once.
  */
-final class HostConfig {
+public final class HostConfig {
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Path path;
+    private final byte[] bytes;
     private final List<String> replacedSettings;
 
-    private HostConfig(final Path path, final List<String> replacedSettings) {
+    private HostConfig(final Path path, final byte[] bytes, final List<String> replacedSettings) {
         this.path = path;
+        this.bytes = bytes;
         this.replacedSettings = replacedSettings;
     }
 
     /** The file to pass as {@code --config}. */
-    Path path() {
+    public Path path() {
         return path;
     }
 
-    /** Settings of the user's file that the application's Streams config replaced ("key: file -> streams"). */
-    List<String> replacedSettings() {
+    /** Its content (JSON, which is valid YAML): what the decision record keeps as NAME.config.yaml. */
+    public byte[] bytes() {
+        return bytes.clone();
+    }
+
+    /** Settings of the user's file that Kafka's settings replaced ("key: file -> kafka"). */
+    public List<String> replacedSettings() {
         return replacedSettings;
     }
 
-    static HostConfig write(final BridgeSettings settings, final AssignmentConfigs streams, final Path directory)
+    public static HostConfig write(final BridgeConfig settings, final AssignmentSettings kafka, final Path directory)
         throws BridgeException {
         final ObjectNode config = settings.configFile().isPresent()
             ? readUserConfig(settings.configFile().get())
             : JsonNodeFactory.instance.objectNode();
         settings.strategy().ifPresent(s -> config.put("strategy", s));
-        final ObjectNode assignment = assignmentSettings(streams);
+        final ObjectNode assignment = assignmentSettings(kafka);
         final List<String> replaced = new ArrayList<>();
         final JsonNode before = config.get("assignment");
         if (before != null && before.isObject()) {
@@ -75,7 +79,7 @@ final class HostConfig {
         try {
             bytes = JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(config);
         } catch (final IOException e) {
-            throw new BridgeException("could not write the host's config: " + e.getMessage(), e);
+            throw new BridgeException(FallbackReason.INTERNAL, "could not write the host's config: " + e.getMessage(), e);
         }
         final Path path = directory.resolve("config-" + digest(bytes) + ".json");
         if (!Files.exists(path)) {
@@ -84,10 +88,10 @@ final class HostConfig {
                 Files.write(partial, bytes);
                 Files.move(partial, path, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
             } catch (final IOException e) {
-                throw new BridgeException("could not write the host's config to " + directory + ": " + e, e);
+                throw new BridgeException(FallbackReason.START, "could not write the host's config to " + directory + ": " + e, e);
             }
         }
-        return new HostConfig(path, replaced);
+        return new HostConfig(path, bytes, replaced);
     }
 
     private static ObjectNode readUserConfig(final Path file) throws BridgeException {
@@ -95,31 +99,32 @@ final class HostConfig {
         try {
             tree = YAML.readTree(file.toFile());
         } catch (final IOException e) {
-            throw new BridgeException(BridgeSettings.CONFIG + ": cannot read " + file + ": " + e.getMessage(), e);
+            throw new BridgeException(FallbackReason.SETTINGS, BridgeConfig.CONFIG_FILE_CONFIG + ": cannot read " + file + ": " + e.getMessage(), e);
         }
         if (tree == null || !tree.isObject()) {
-            throw new BridgeException(BridgeSettings.CONFIG + ": " + file + " is not a YAML mapping");
+            throw new BridgeException(FallbackReason.SETTINGS, BridgeConfig.CONFIG_FILE_CONFIG + ": " + file
+                + " is not a YAML mapping");
         }
         return (ObjectNode) tree;
     }
 
     /** Kafka's settings under Assignor's names (DESIGN 4.2; the same defaults). */
-    static ObjectNode assignmentSettings(final AssignmentConfigs streams) {
+    static ObjectNode assignmentSettings(final AssignmentSettings kafka) {
         final ObjectNode a = JsonNodeFactory.instance.objectNode();
-        a.put("acceptable_recovery_lag", streams.acceptableRecoveryLag());
-        a.put("max_warmup_replicas", streams.maxWarmupReplicas());
-        a.put("num_standby_replicas", streams.numStandbyReplicas());
-        a.put("probing_rebalance_interval_ms", streams.probingRebalanceIntervalMs());
+        a.put("acceptable_recovery_lag", kafka.acceptableRecoveryLag());
+        a.put("max_warmup_replicas", kafka.maxWarmupReplicas());
+        a.put("num_standby_replicas", kafka.numStandbyReplicas());
+        a.put("probing_rebalance_interval_ms", kafka.probingRebalanceIntervalMs());
         final ObjectNode rack = a.putObject("rack_aware");
-        rack.put("strategy", streams.rackAwareAssignmentStrategy());
-        streams.rackAwareTrafficCost().ifPresent(c -> rack.put("traffic_cost", c));
-        streams.rackAwareNonOverlapCost().ifPresent(c -> rack.put("non_overlap_cost", c));
+        rack.put("strategy", kafka.rackAwareStrategy());
+        kafka.trafficCost().ifPresent(c -> rack.put("traffic_cost", c));
+        kafka.nonOverlapCost().ifPresent(c -> rack.put("non_overlap_cost", c));
         final ArrayNode tags = rack.putArray("tags");
-        streams.rackAwareAssignmentTags().forEach(tags::add);
+        kafka.rackAwareTags().forEach(tags::add);
         return a;
     }
 
-    private static void absolutePluginPaths(final ObjectNode config, final BridgeSettings settings) {
+    private static void absolutePluginPaths(final ObjectNode config, final BridgeConfig settings) {
         final JsonNode plugins = config.get("plugins");
         if (plugins == null || !plugins.isObject() || settings.configFile().isEmpty()) {
             return;
