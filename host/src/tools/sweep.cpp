@@ -150,12 +150,10 @@ Sweep run_sweep(const PluginRegistry& registry, const SweepSpec& spec, const Swe
     const Config& config = configs[c];
     Config plain = config;
     plain.fallback.reset();
-    SimulationOptions simulation;
+    SimulationOptions simulation = simulation_options(config);
     simulation.strategy = config.strategy;
     simulation.max_rounds = spec.max_rounds;
     simulation.events = spec.events;
-    simulation.restore_rate = config.simulation.restore_rate;
-    simulation.rebalance_ms = config.simulation.rebalance_ms;
     nlohmann::json j;
     j["combination"] = c;
     j["scenario"] = si;
