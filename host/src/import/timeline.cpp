@@ -45,6 +45,10 @@ std::vector<Placement> revoked_actives(const Cluster& cluster, const Assignment&
   return out;
 }
 
+// A rebalance that revoked tasks is followed at once (the time of one rebalance, seconds); a next
+// one further away than Kafka's minimum probing interval was not that follow-up.
+constexpr std::int64_t kFollowUpWithin = 60000;
+
 std::int64_t median(std::vector<std::int64_t> values) {
   std::sort(values.begin(), values.end());
   const std::size_t n = values.size();
@@ -278,7 +282,7 @@ RealTimeline read_timeline(const fs::path& dir, const std::vector<ImportedRebala
       const std::int64_t gap = now.time_ms - previous->time_ms;
       if (!events.empty()) {
         r.cause = "events";
-      } else if (!previous_revoked.empty()) {
+      } else if (!previous_revoked.empty() && gap < kFollowUpWithin) {
         r.cause = "follow-up";
         followup_gaps.push_back(gap);
       } else if (previous->decided.probing_rebalance) {
@@ -342,8 +346,10 @@ RealTimeline read_timeline(const fs::path& dir, const std::vector<ImportedRebala
                                          settings.rebalance_ms));
   }
   if (!probing_gaps.empty()) {
-    const std::int64_t measured =
-        std::max<std::int64_t>(1000, (median(probing_gaps) - settings.rebalance_ms + 500) / 1000 * 1000);
+    // To the second, and to 5 s from a minute on (Kafka's minimum: people set round figures).
+    const std::int64_t raw = median(probing_gaps) - settings.rebalance_ms;
+    const std::int64_t grain = raw >= 60000 ? 5000 : 1000;
+    const std::int64_t measured = std::max<std::int64_t>(1000, (raw + grain / 2) / grain * grain);
     settings.probing_interval_measured = measured;
     if (settings.assumed) {
       s.probing_rebalance_interval_ms = measured;

@@ -274,7 +274,10 @@ public final class CalibrationHarness {
         final Path imported = dir.resolve("import");
         final List<String> importCommand = new ArrayList<>(List.of(assignor.toString(), "import", "kafka-log"));
         importCommand.addAll(logs);
-        importCommand.addAll(List.of("--output-dir", imported.toString()));
+        // The application's own properties, as an operator would give them (the tests' log layout
+        // leaves the StreamsConfig dump out).
+        importCommand.addAll(List.of("--output-dir", imported.toString(), "--streams-config",
+            dir.resolve("app.properties").toString()));
         run(importCommand, dir.resolve("import.txt"));
         final JsonNode index = JSON.readTree(imported.resolve("index.json").toFile());
         String from = null;
@@ -416,10 +419,14 @@ public final class CalibrationHarness {
         }
 
         @Override
-        public void close() throws InterruptedException {
+        public void close() {
             running.set(false);
             if (thread != null) {
-                thread.join(10000);
+                try {
+                    thread.join(10000);
+                } catch (final InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
             }
             producer.close(Duration.ofSeconds(10));
         }
