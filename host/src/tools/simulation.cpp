@@ -467,6 +467,27 @@ std::string apply_step(Cluster& state, const Step& step, const std::vector<std::
   return describe(e);
 }
 
+// Actives the split moves from one thread of a client to another (the client ran the task on a
+// thread its history names, and the new split puts it on a thread of another name): Kafka revokes
+// them from the consumer that owned them, as between clients. `thread_of` is scratch.
+void add_thread_revocations(const Cluster& state, const ThreadDistribution& split, std::span<const ClientIndex> owner,
+                            std::vector<Placement>& revoked, std::vector<const std::string*>& thread_of) {
+  thread_of.assign(state.task_count(), nullptr);
+  bool any = false;
+  for (const Client& client : state.clients)
+    for (const ThreadHistory& thread : client.threads_history)
+      for (TaskIndex t : thread.previous_active) {
+        thread_of[t] = &thread.name;
+        any = true;
+      }
+  if (!any) return;
+  for (ClientIndex c = 0; c < split.clients.size() && c < state.client_count(); ++c)
+    for (const ThreadTasks& thread : split.clients[c].threads)
+      for (TaskIndex t : thread.active)
+        if (t < owner.size() && owner[t] == c && thread_of[t] != nullptr && *thread_of[t] != thread.name)
+          revoked.push_back({t, c});
+}
+
 // After a round that revoked actives (Kafka's protocol): the new owner's thread holds each one as
 // a copy, not as an active, until the follow-up rebalance hands it over.
 void hold_revoked_as_copies(Cluster& state, const std::vector<Placement>& revoked) {
@@ -483,10 +504,14 @@ void hold_revoked_as_copies(Cluster& state, const std::vector<Placement>& revoke
 
 }  // namespace
 
-bool is_balanced(const Metrics& metrics) noexcept {
+bool is_balanced_once_restored(const Metrics& metrics) noexcept {
   constexpr double kEpsilon = 1e-9;  // spreads are differences of ratios
   return metrics.active_load_spread <= 1 + kEpsilon && metrics.stateful_load_spread <= 1 + kEpsilon &&
-         (!metrics.thread_load_spread || *metrics.thread_load_spread <= 1) && metrics.restoring_actives == 0;
+         (!metrics.thread_load_spread || *metrics.thread_load_spread <= 1);
+}
+
+bool is_balanced(const Metrics& metrics) noexcept {
+  return is_balanced_once_restored(metrics) && metrics.restoring_actives == 0;
 }
 
 bool is_converged(const Metrics& metrics, bool probing_rebalance) noexcept {
@@ -549,6 +574,7 @@ SimulationResult simulate(const PluginRegistry& registry, const Config& config, 
   std::map<std::string, Client> away;  // clients down for a restart
   Incarnations incarnations;
   std::vector<std::int64_t> client_rate, client_gap;
+  std::vector<const std::string*> thread_of;  // add_thread_revocations' scratch
   std::int64_t now_ms = 0;  // round 1's rebalance starts at 0
   std::string cause = "start";
   if (options.restore_rate) summary.restoring_task_ms = 0;
@@ -607,11 +633,13 @@ SimulationResult simulate(const PluginRegistry& registry, const Config& config, 
       const auto owner = state.previous_active_owner();
       for (const Placement& p : report.assignment.actives)
         if (p.task < owner.size() && owner[p.task] != kNoClient && owner[p.task] != p.client) revoked.push_back(p);
+      // Between two threads of one client too: each thread is a consumer that owns its partitions.
+      if (report.threads) add_thread_revocations(state, *report.threads, owner, revoked, thread_of);
       if (!revoked.empty()) {
         withheld = report.assignment;
-        std::erase_if(withheld.actives, [&](const Placement& p) {
-          return std::find(revoked.begin(), revoked.end(), p) != revoked.end();
-        });
+        std::vector<char> withheld_task(state.task_count(), 0);
+        for (const Placement& p : revoked) withheld_task[p.task] = 1;
+        std::erase_if(withheld.actives, [&](const Placement& p) { return withheld_task[p.task] != 0; });
         for (const Placement& p : revoked)
           if (state.tasks[p.task].stateful) withheld.warmups.push_back({p.task, p.client});
         applied = &withheld;
@@ -731,14 +759,26 @@ SimulationResult simulate(const PluginRegistry& registry, const Config& config, 
     if (!group_changed && revoked.empty()) previous = std::move(report.assignment);
 
     const bool settled = !round.probing_rebalance && revoked.empty() && !group_changed && !more_events;
-    summary.converged = settled && is_converged(round.metrics, round.probing_rebalance);
-    // Stalled: the same answer again, and the next round would see the same state: no copy was
-    // behind at the start (or none moved on), so nothing that could change the answer changes.
-    summary.stalled = settled && !summary.converged && unchanged &&
-                      (cost.restoring_copies == 0 || cost.replayed_offsets == 0);
+    if (kafka) {
+      // Nothing will trigger another rebalance: the group stays with this assignment. Its stale
+      // standbys still catch up (unless copies never do), so it converges if it is balanced, once
+      // the last of them is caught up; otherwise it stays as it is (stalled).
+      const bool copies_catch_up = !options.catch_up || *options.catch_up > 0;
+      const bool behind = round.metrics.stale_standbys > 0 || round.metrics.restoring_actives > 0;
+      summary.converged = settled && is_balanced_once_restored(round.metrics) && (!behind || copies_catch_up);
+      summary.stalled = settled && !summary.converged;
+      if (summary.converged)
+        summary.time_to_converged_ms = saturating_add(round.at_ms, behind && options.restore_rate ? cost.slowest_restore_ms : 0);
+    } else {
+      summary.converged = settled && is_converged(round.metrics, round.probing_rebalance);
+      // Stalled: the same answer again, and the next round would see the same state: no copy was
+      // behind at the start (or none moved on), so nothing that could change the answer changes.
+      summary.stalled = settled && !summary.converged && unchanged &&
+                        (cost.restoring_copies == 0 || cost.replayed_offsets == 0);
+      if (summary.converged) summary.time_to_converged_ms = round.at_ms;
+    }
     const bool last = summary.converged || summary.stalled || k == options.max_rounds;
     summary.max_rounds_reached = last && !summary.converged && !summary.stalled;
-    if (summary.converged) summary.time_to_converged_ms = round.at_ms;
     // The last assignment holds: its actives restore, and its standbys catch up, to the end.
     const bool in_full = last && options.restore_rate;
     if (options.restore_rate) {
@@ -755,7 +795,11 @@ SimulationResult simulate(const PluginRegistry& registry, const Config& config, 
     result.rounds.push_back(round);
     if (options.on_round) options.on_round(result.rounds.back());
     if (last) {
-      if (summary.stalled)
+      if (summary.stalled && kafka)
+        log().warn("simulation of '{}' stalled at round {}: nothing triggers another rebalance (no probing, no "
+                   "revocation, no event) and the group is not converged ({})",
+                   strategy, k, !is_balanced_once_restored(round.metrics) ? "not balanced" : "copies that never catch up");
+      else if (summary.stalled)
         log().warn("simulation of '{}' stalled at round {}: the same assignment again, not converged ({}), with "
                    "no copy catching up",
                    strategy, k,

@@ -284,7 +284,16 @@ TEST_F(Simulation, RestartKeepingOrLosingState) {
 TEST_F(Simulation, AnUnbalancedAssignmentThatRepeatsWithoutProbingStalls) {
   const Cluster c = testing::ClusterBuilder().stateless("0_0").stateless("0_1").stateless("0_2")
                         .client("a").client("b").build();
-  const SimulationResult r = simulate(*registry_, config("test_trivial_valid"), c, {});
+  // Kafka's protocol: no probing, no revocation, no event: no rebalance ever comes, so the group
+  // stays unbalanced after round 1.
+  const SimulationResult k = simulate(*registry_, config("test_trivial_valid"), c, {});
+  EXPECT_FALSE(k.summary.converged);
+  EXPECT_TRUE(k.summary.stalled);
+  EXPECT_EQ(k.summary.rounds, 1u);
+  // Rounds only: the next round repeats the same answer.
+  SimulationOptions rounds;
+  rounds.protocol = Protocol::rounds;
+  const SimulationResult r = simulate(*registry_, config("test_trivial_valid"), c, rounds);
   EXPECT_FALSE(r.summary.converged);
   EXPECT_TRUE(r.summary.stalled);
   EXPECT_EQ(r.summary.rounds, 2u);
@@ -297,7 +306,8 @@ TEST_F(Simulation, AnUnbalancedAssignmentThatRepeatsWithoutProbingStalls) {
             R"("followup_rounds":0})");
 }
 
-// The time model, computed by hand. test_trivial_valid puts every task on the first client ("a")
+// The time model of rounds only (Protocol::rounds), computed by hand. test_trivial_valid puts
+// every task on the first client ("a")
 // and never asks for probing. 0_0 (90,000 offsets) and 0_1 (30,000) have state nowhere; copies
 // restore 100 offsets/s, so a alone needs 900 s and 300 s; a rebalance costs 5 s; probing
 // interval 600 s.
@@ -314,6 +324,7 @@ TEST_F(Simulation, TimeModelByHand_EventsRebalanceAtOnceAndRestoringIsCountedUnt
   const Cluster c = testing::ClusterBuilder().stateful("0_0", 90000).stateful("0_1", 30000).stateless("1_0")
                         .client("a").build();
   SimulationOptions options;
+  options.protocol = Protocol::rounds;
   options.restore_rate = 100;
   options.rebalance_ms = 5000;
   options.events = {join(1, "b"), join(2, "c")};
@@ -541,9 +552,10 @@ TEST(ProgressLine, SilentForShortRunsThenThrottled) {
 // Redundancy, by hand: a runs 0_0 (60,000 offsets), b has nothing; one standby wanted,
 // acceptable lag 10,000, copies restore 100 offsets/s, probing interval 600 s.
 //   round 1 at 0 s: active on a, standby on b, 60,000 behind: stale. It is within the acceptable lag
-//            after 50,000 offsets: 500 s under-replicated; in the 600 s until the next round it
-//            replays all 60,000 offsets
-//   round 2 at 600 s: the same assignment, the standby caught up: converged.
+//            after 50,000 offsets: 500 s under-replicated; no probing asked for, so under Kafka's
+//            protocol no rebalance comes: the group converges when the standby is caught up, at
+//            500 s. Over the interval the last round is counted on (600 s) it replays all 60,000.
+//   rounds only: round 2 at 600 s, the same assignment, the standby caught up: converged then.
 TEST_F(Simulation, UnderReplicationAndReplayedOffsetsByHand) {
   const Cluster c = testing::ClusterBuilder().stateful("0_0", 60000).client("a").previous_active({"0_0"})
                         .offsets({{"0_0", -2}}).client("b").build();
@@ -551,6 +563,14 @@ TEST_F(Simulation, UnderReplicationAndReplayedOffsetsByHand) {
   cfg.settings.probing_rebalance_interval_ms = 600000;
   SimulationOptions options;
   options.restore_rate = 100;
+  const SimulationResult k = simulate(*registry_, cfg, c, options);
+  ASSERT_EQ(k.rounds.size(), 1u);
+  EXPECT_TRUE(k.summary.converged);
+  EXPECT_EQ(k.summary.time_to_converged_ms, 500000);
+  EXPECT_EQ(k.summary.time_to_balanced_ms, 0);
+  EXPECT_EQ(k.summary.under_replicated_task_ms, 500000);
+  EXPECT_EQ(k.summary.replayed_offsets, 60000u);
+  options.protocol = Protocol::rounds;
   const SimulationResult r = simulate(*registry_, cfg, c, options);
   ASSERT_EQ(r.rounds.size(), 2u);
   EXPECT_EQ(r.rounds[0].metrics.stale_standbys, 1u);

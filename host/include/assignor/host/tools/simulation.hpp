@@ -30,6 +30,11 @@
 // event is still to come. A round that repeats the previous assignment with nothing left to catch
 // up, needs no probing and has not converged ends the run as stalled; reaching max_rounds ends it
 // with max_rounds_reached. Both are warnings on stderr.
+// Under Kafka's protocol a round that needs no probing, revokes nothing and has no event after it
+// is the last: nothing triggers another rebalance. The group has converged if that assignment is
+// balanced once its copies behind (stale standbys, restoring actives) caught up, which they do
+// without a rebalance: time_to_converged_ms is then the round's at_ms plus, in time, the slowest
+// copy's restore. Otherwise it stays as it is: stalled.
 //
 // Kafka's protocol in time (Protocol::kafka, the default; DESIGN 4.6), as a Kafka Streams group
 // on the classic cooperative protocol plays it:
@@ -208,6 +213,8 @@ SimulationOptions simulation_options(const Config& config);
 // Balanced: stateful_load_spread <= 1, active_load_spread <= 1, thread_load_spread (when known)
 // <= 1 and no restoring active.
 bool is_balanced(const Metrics& metrics) noexcept;
+// The same spreads, whatever restores: what the assignment is once its restoring actives caught up.
+bool is_balanced_once_restored(const Metrics& metrics) noexcept;
 // Converged: balanced, no probing rebalance wanted and no stale standby.
 bool is_converged(const Metrics& metrics, bool probing_rebalance) noexcept;
 
