@@ -195,6 +195,7 @@ struct AssignmentCost {
   std::uint64_t replayed_offsets = 0;
   std::uint64_t restoring_copies = 0;
   std::int64_t slowest_restore_ms = 0;  // with a rate: until the copy furthest behind is caught up
+  std::int64_t slowest_active_restore_ms = 0;  // with a rate: until every active has restored
 };
 
 // How copies catch up between two rebalances `gap_ms` apart: by `catch_up` offsets (per round),
@@ -208,6 +209,9 @@ struct CatchUp {
   // how long it catches up (less than gap_ms when it stops during the interval).
   std::span<const std::int64_t> client_rate;
   std::span<const std::int64_t> client_gap_ms;
+  // Per round (no rate): the next rebalance is this one's follow-up, seconds away, not a round of
+  // catching up: nothing restores in between.
+  bool instant = false;
 
   CatchUp of_client(ClientIndex c) const {
     CatchUp mine = *this;
@@ -248,6 +252,7 @@ AssignmentCost apply_assignment(Cluster& state, const Assignment& assignment,
   CatchUp cu = round_cu;
   const auto caught_up_amount = [&](std::int64_t lag) {
     if (cu.rate) return std::min(lag, saturating_mul(*cu.rate, cu.gap_ms) / 1000);
+    if (cu.instant) return std::int64_t{0};
     return cu.per_round ? std::min(lag, *cu.per_round) : lag;
   };
   std::vector<OffsetSum> sums;
@@ -287,6 +292,7 @@ AssignmentCost apply_assignment(Cluster& state, const Assignment& assignment,
         if (cu.rate && lag > 0) {
           const std::int64_t ms = restore_ms(lag, *cu.rate);
           cost.restoring_in_full = saturating_add(cost.restoring_in_full, ms);
+          cost.slowest_active_restore_ms = std::max(cost.slowest_active_restore_ms, ms);
           cost.restoring_until_next = saturating_add(cost.restoring_until_next, std::min(ms, cu.gap_ms));
         }
         const std::int64_t left = lag - caught_up_amount(lag);
@@ -733,8 +739,9 @@ SimulationResult simulate(const PluginRegistry& registry, const Config& config, 
     // The group acts on the assignment, data arrives, then the events due.
     end_before.resize(state.task_count());
     for (TaskIndex t = 0; t < state.task_count(); ++t) end_before[t] = state.tasks[t].end_offset_sum;
-    const CatchUp cu{options.catch_up, options.restore_rate, gap_ms, config.settings.acceptable_recovery_lag,
-                     client_rate, client_gap};
+    const CatchUp cu{options.catch_up,          options.restore_rate, gap_ms, config.settings.acceptable_recovery_lag,
+                     client_rate,               client_gap,
+                     next_cause == "follow-up"};
     const AssignmentCost cost = apply_assignment(state, *applied, report.threads, cu, config.settings.num_standby_replicas);
     if (!revoked.empty()) hold_revoked_as_copies(state, revoked);
     round.replayed_offsets = cost.replayed_offsets;
@@ -767,8 +774,15 @@ SimulationResult simulate(const PluginRegistry& registry, const Config& config, 
       const bool behind = round.metrics.stale_standbys > 0 || round.metrics.restoring_actives > 0;
       summary.converged = settled && is_balanced_once_restored(round.metrics) && (!behind || copies_catch_up);
       summary.stalled = settled && !summary.converged;
-      if (summary.converged)
+      if (summary.converged) {
         summary.time_to_converged_ms = saturating_add(round.at_ms, behind && options.restore_rate ? cost.slowest_restore_ms : 0);
+        // Balanced once its restoring actives are done, which needs no rebalance either.
+        if (!summary.first_balanced_round) {
+          summary.first_balanced_round = k;
+          summary.time_to_balanced_ms =
+              saturating_add(round.at_ms, options.restore_rate ? cost.slowest_active_restore_ms : 0);
+        }
+      }
     } else {
       summary.converged = settled && is_converged(round.metrics, round.probing_rebalance);
       // Stalled: the same answer again, and the next round would see the same state: no copy was
