@@ -473,27 +473,6 @@ std::string apply_step(Cluster& state, const Step& step, const std::vector<std::
   return describe(e);
 }
 
-// Actives the split moves from one thread of a client to another (the client ran the task on a
-// thread its history names, and the new split puts it on a thread of another name): Kafka revokes
-// them from the consumer that owned them, as between clients. `thread_of` is scratch.
-void add_thread_revocations(const Cluster& state, const ThreadDistribution& split, std::span<const ClientIndex> owner,
-                            std::vector<Placement>& revoked, std::vector<const std::string*>& thread_of) {
-  thread_of.assign(state.task_count(), nullptr);
-  bool any = false;
-  for (const Client& client : state.clients)
-    for (const ThreadHistory& thread : client.threads_history)
-      for (TaskIndex t : thread.previous_active) {
-        thread_of[t] = &thread.name;
-        any = true;
-      }
-  if (!any) return;
-  for (ClientIndex c = 0; c < split.clients.size() && c < state.client_count(); ++c)
-    for (const ThreadTasks& thread : split.clients[c].threads)
-      for (TaskIndex t : thread.active)
-        if (t < owner.size() && owner[t] == c && thread_of[t] != nullptr && *thread_of[t] != thread.name)
-          revoked.push_back({t, c});
-}
-
 // After a round that revoked actives (Kafka's protocol): the new owner's thread holds each one as
 // a copy, not as an active, until the follow-up rebalance hands it over.
 void hold_revoked_as_copies(Cluster& state, const std::vector<Placement>& revoked) {
@@ -580,7 +559,6 @@ SimulationResult simulate(const PluginRegistry& registry, const Config& config, 
   std::map<std::string, Client> away;  // clients down for a restart
   Incarnations incarnations;
   std::vector<std::int64_t> client_rate, client_gap;
-  std::vector<const std::string*> thread_of;  // add_thread_revocations' scratch
   std::int64_t now_ms = 0;  // round 1's rebalance starts at 0
   std::string cause = "start";
   if (options.restore_rate) summary.restoring_task_ms = 0;
@@ -639,8 +617,9 @@ SimulationResult simulate(const PluginRegistry& registry, const Config& config, 
       const auto owner = state.previous_active_owner();
       for (const Placement& p : report.assignment.actives)
         if (p.task < owner.size() && owner[p.task] != kNoClient && owner[p.task] != p.client) revoked.push_back(p);
-      // Between two threads of one client too: each thread is a consumer that owns its partitions.
-      if (report.threads) add_thread_revocations(state, *report.threads, owner, revoked, thread_of);
+      // Kafka revokes a task moved between two threads of one client too (each thread is a
+      // consumer); the SDK's split is not Kafka's thread for thread, and its moves there would be
+      // its own, not the group's: only moves between clients count (docs/compare-and-simulate.md).
       if (!revoked.empty()) {
         withheld = report.assignment;
         std::vector<char> withheld_task(state.task_count(), 0);

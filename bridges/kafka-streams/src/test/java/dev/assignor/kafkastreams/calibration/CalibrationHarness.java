@@ -380,8 +380,12 @@ public final class CalibrationHarness {
         private Thread thread;
 
         Traffic(final String bootstrap, final String prefix, final Scenario scenario) {
+            // Not idempotent: a busy machine times requests out, and a retried idempotent batch can be
+            // refused for ever (OutOfOrderSequenceException); a duplicate record does no harm here.
             this.producer = new KafkaProducer<>(Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
-                ProducerConfig.LINGER_MS_CONFIG, "20"), new StringSerializer(), new StringSerializer());
+                ProducerConfig.LINGER_MS_CONFIG, "20", ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "false",
+                ProducerConfig.ACKS_CONFIG, "1", ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "300000"),
+                new StringSerializer(), new StringSerializer());
             this.prefix = prefix;
             this.scenario = scenario;
         }
