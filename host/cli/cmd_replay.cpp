@@ -49,7 +49,7 @@ Command add_replay(CLI::App& parent, const Globals& globals) {
     std::string config, format = "table", report, output, streams_config;
     bool in_time = false;
     std::optional<std::string> from;
-    std::uint32_t max_rounds = 1000;
+    std::optional<std::uint32_t> max_rounds;
     unsigned jobs = 0;
   };
   auto o = std::make_shared<Options>();
@@ -67,7 +67,7 @@ Command add_replay(CLI::App& parent, const Globals& globals) {
                                 "Play the real timeline forward in the simulator: Kafka's strategy (calibration) and "
                                 "each other one, the same events at the same times (DESIGN 4.10)");
   app->add_option("--from", o->from, "With --in-time: the rebalance to start from (default the first)")->needs(in_time);
-  app->add_option("--max-rounds", o->max_rounds, "With --in-time: stop each run after this many rebalances (default 1000)")
+  app->add_option("--max-rounds", o->max_rounds, "With --in-time: stop each run after this many rebalances (default 1000, or 10 per logged rebalance)")
       ->check(CLI::Range(std::uint32_t{1}, std::uint32_t{1000000}))
       ->needs(in_time);
   app->add_option("--jobs", o->jobs, "With --in-time: worker processes for the runs (default 0: every core)")

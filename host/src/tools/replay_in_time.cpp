@@ -111,7 +111,8 @@ InTimeReplay replay_in_time(const PluginRegistry& registry, const fs::path& dir,
   config.fallback.reset();  // a failure is the strategy's, never hidden by another's answer
   SimulationOptions base = simulation_options(config);
   base.protocol = Protocol::kafka;
-  base.max_rounds = options.max_rounds;
+  base.max_rounds = options.max_rounds.value_or(static_cast<std::uint32_t>(
+      std::clamp<std::size_t>(10 * t.rebalances.size(), 1000, 1000000)));
   base.rebalance_ms = t.settings.rebalance_ms;
   base.catch_up.reset();
   base.restore_rate.reset();

@@ -95,7 +95,9 @@ struct InTimeOptions {
   std::optional<std::string> from;      // a rebalance name; default the first
   std::vector<std::string> strategies;  // the counterfactuals; empty: every loaded plugin
   std::optional<Config> config;         // instead of the import's settings
-  std::uint32_t max_rounds = 1000;
+  // Rounds per run: by default 1000, or ten per logged rebalance from `from` on when that is more
+  // (a long history needs more rounds than --max-rounds' usual 1000).
+  std::optional<std::uint32_t> max_rounds;
   unsigned jobs = 0;                    // worker processes for the runs (0: every core)
   std::function<void(std::size_t done, std::size_t total)> progress;
 };
