@@ -88,9 +88,54 @@ public final class CalibrationHarness {
 
     static final List<Scenario> ALL = List.of(SCALE_OUT, KILL_AND_WIPE, ROLLING_RESTART);
 
-    /** Real against simulated, for one scenario. */
+    /**
+     * Real against simulated, for one scenario (or one step of it: between two events of the
+     * timeline, the rebalances from the first to the last before the next event, and the time
+     * between the two).
+     */
     record Result(String scenario, String from, int realRebalances, Long realMs, int simRebalances, Long simMs,
                   int decisionsEqual, int decisionsCompared, JsonNode replay) {
+        /** The steps of a scenario with events after its start (scale-out: one per newcomer). */
+        List<Result> steps() {
+            final List<Long> starts = new ArrayList<>(List.of(0L));
+            for (final JsonNode e : replay.path("timeline").path("events")) {
+                final long at = e.path("at_ms").asLong();
+                if (at > starts.get(starts.size() - 1)) {
+                    starts.add(at);
+                }
+            }
+            final List<Result> out = new ArrayList<>();
+            if (starts.size() < 2) {
+                return out;
+            }
+            final JsonNode realPath = replay.path("timeline").path("path");
+            final int realCount = replay.path("timeline").path("rebalances").asInt();
+            final JsonNode simPath = replay.path("runs").path(0).path("path");
+            for (int i = 0; i < starts.size(); ++i) {
+                final long from = starts.get(i);
+                final long to = i + 1 < starts.size() ? starts.get(i + 1) : Long.MAX_VALUE;
+                final long[] real = window(realPath, realCount, from, to);
+                final long[] sim = window(simPath, simPath.size(), from, to);
+                out.add(new Result(scenario + " (step " + (i + 1) + ")", "+" + from / 1000 + " s", (int) real[0],
+                    real[0] == 0 ? null : real[1] - from, (int) sim[0], sim[0] == 0 ? null : sim[1] - from, 0, 0, replay));
+            }
+            return out;
+        }
+
+        /** {rebalances in [from, to), time of the last of them} among the first `count` of `path`. */
+        private static long[] window(final JsonNode path, final int count, final long from, final long to) {
+            long n = 0;
+            long last = from;
+            for (int i = 0; i < count && i < path.size(); ++i) {
+                final long at = path.get(i).path("at_ms").asLong();
+                if (at >= from && at < to) {
+                    ++n;
+                    last = at;
+                }
+            }
+            return new long[] {n, last};
+        }
+
         Double rebalanceError() {
             return realRebalances == 0 ? null : (simRebalances - realRebalances) / (double) realRebalances;
         }
@@ -103,23 +148,41 @@ public final class CalibrationHarness {
     private CalibrationHarness() {
     }
 
-    /** Every scenario given (by name, or all), in DIR, with the built `assignor` at ASSIGNOR. */
+    /**
+     * Every scenario given (by name, or all), in DIR, with the built `assignor` at ASSIGNOR; with
+     * --reanalyse, the logs a run already wrote there imported and replayed again (another build of
+     * `assignor` on the same real runs).
+     */
     public static void main(final String[] args) throws Exception {
         if (args.length < 2) {
-            System.err.println("usage: CalibrationHarness DIR ASSIGNOR [SCENARIO...]   (scenarios: "
+            System.err.println("usage: CalibrationHarness DIR ASSIGNOR [--reanalyse] [SCENARIO...]   (scenarios: "
                 + ALL.stream().map(Scenario::name).collect(Collectors.joining(", ")) + ", short-scale-out)");
             System.exit(2);
         }
         final Path dir = Paths.get(args[0]).toAbsolutePath();
         final Path assignor = Paths.get(args[1]).toAbsolutePath();
         final List<Scenario> chosen = new ArrayList<>();
+        boolean reanalyse = false;
         for (int i = 2; i < args.length; ++i) {
-            chosen.add(byName(args[i]));
+            if (args[i].equals("--reanalyse")) {
+                reanalyse = true;
+            } else {
+                chosen.add(byName(args[i]));
+            }
         }
         if (chosen.isEmpty()) {
             chosen.addAll(ALL);
         }
-        final List<Result> results = runAll(chosen, dir, assignor);
+        final List<Result> results = new ArrayList<>();
+        if (reanalyse) {
+            for (final Scenario s : chosen) {
+                final Path d = dir.resolve(s.name());
+                final long from = Long.parseLong(Files.readString(d.resolve("scenario-start.txt")).trim());
+                results.add(importAndReplay(s, d, assignor, from));
+            }
+        } else {
+            results.addAll(runAll(chosen, dir, assignor));
+        }
         System.out.println(table(results));
         System.exit(0);
     }
@@ -158,6 +221,15 @@ public final class CalibrationHarness {
             o.put("time_error", r.timeError());
             o.put("decisions_equal", r.decisionsEqual());
             o.put("decisions_compared", r.decisionsCompared());
+            final var steps = o.putArray("steps");
+            for (final Result step : r.steps()) {
+                final ObjectNode so = steps.addObject();
+                so.put("from_ms", step.from());
+                so.put("real_rebalances", step.realRebalances());
+                so.put("simulated_rebalances", step.simRebalances());
+                so.put("real_ms", step.realMs());
+                so.put("simulated_ms", step.simMs());
+            }
         }
         Files.write(dir.resolve("calibration.json"), JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(summary));
         Files.writeString(dir.resolve("calibration.txt"), table(results));
@@ -172,6 +244,11 @@ public final class CalibrationHarness {
             out.append(String.format(Locale.ROOT, "%-16s %-16s %9d %9d %7s %11s %11s %7s %9s%n", r.scenario(), r.from(),
                 r.realRebalances(), r.simRebalances(), percent(r.rebalanceError()), seconds(r.realMs()),
                 seconds(r.simMs()), percent(r.timeError()), r.decisionsEqual() + "/" + r.decisionsCompared()));
+            for (final Result step : r.steps()) {
+                out.append(String.format(Locale.ROOT, "  %-23s %-7s %9d %9d %7s %11s %11s %7s%n", step.scenario(),
+                    step.from(), step.realRebalances(), step.simRebalances(), percent(step.rebalanceError()),
+                    seconds(step.realMs()), seconds(step.simMs()), percent(step.timeError())));
+            }
         }
         return out.toString();
     }
@@ -217,6 +294,7 @@ public final class CalibrationHarness {
             awaitRunning(instances.values());
             decisions.awaitSettled(0);
             from = System.currentTimeMillis();
+            Files.writeString(dir.resolve("scenario-start.txt"), from + "\n");
             log(s.name() + ": settled with " + instances.keySet() + "; the scenario starts");
             switch (s.action()) {
                 case SCALE_OUT -> {
@@ -272,6 +350,7 @@ public final class CalibrationHarness {
                 .collect(Collectors.toList());
         }
         final Path imported = dir.resolve("import");
+        deleteTree(imported);
         final List<String> importCommand = new ArrayList<>(List.of(assignor.toString(), "import", "kafka-log"));
         importCommand.addAll(logs);
         // The application's own properties, as an operator would give them (the tests' log layout
