@@ -108,6 +108,7 @@ public final class CalibrationHarness {
             if (starts.size() < 2) {
                 return out;
             }
+            boolean anyPath = false;  // steps of one rebalance each (a rolling restart) say nothing more
             final JsonNode realPath = replay.path("timeline").path("path");
             final int realCount = replay.path("timeline").path("rebalances").asInt();
             final JsonNode simPath = replay.path("runs").path(0).path("path");
@@ -118,8 +119,9 @@ public final class CalibrationHarness {
                 final long[] sim = window(simPath, simPath.size(), from, to);
                 out.add(new Result(scenario + " (step " + (i + 1) + ")", "+" + from / 1000 + " s", (int) real[0],
                     real[0] == 0 ? null : real[1] - from, (int) sim[0], sim[0] == 0 ? null : sim[1] - from, 0, 0, replay));
+                anyPath = anyPath || real[0] > 1 || sim[0] > 1;
             }
-            return out;
+            return anyPath ? out : List.of();
         }
 
         /** {rebalances in [from, to), time of the last of them} among the first `count` of `path`. */
