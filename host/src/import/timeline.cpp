@@ -202,7 +202,6 @@ RealTimeline read_timeline(const fs::path& dir, const std::vector<ImportedRebala
 
   std::optional<Logged> previous;
   std::vector<Placement> previous_revoked;
-  std::set<std::string> seen;                  // every process id seen since `from`
   std::map<std::string, std::int64_t> gone;    // process ids that left since `from`, and when
   std::vector<std::int64_t> followup_gaps, probing_gaps;
   std::map<std::string, std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>>> rates;
@@ -293,7 +292,6 @@ RealTimeline read_timeline(const fs::path& dir, const std::vector<ImportedRebala
       }
       measure_restore(*previous, now, acceptable, rates);
     }
-    for (const auto& c : now.cluster.clients) seen.insert(c.id);
     for (const auto& e : events) r.events.push_back(describe(e));
     for (auto& e : events) out.events.push_back(std::move(e));
     out.rebalances.push_back(std::move(r));
