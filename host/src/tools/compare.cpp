@@ -14,27 +14,15 @@
 #include "assignor/host/import/importer.hpp"
 #include "parallel.hpp"
 #include "assignor/host/run/runner.hpp"
-#include "assignor/host/support/logging.hpp"
 #include "assignor/validation.hpp"
 
 namespace assignor::host {
 
 namespace {
 
-// Raises the log level for its lifetime: the timing repeats would otherwise repeat every warning
-// (suspect offset sums, unknown end offsets) of the first run.
-class QuietLog {
- public:
-  QuietLog() : saved_(log().level()) {
-    if (saved_ < spdlog::level::err) set_log_level(spdlog::level::err);
-  }
-  ~QuietLog() { set_log_level(saved_); }
-  QuietLog(const QuietLog&) = delete;
-  QuietLog& operator=(const QuietLog&) = delete;
-
- private:
-  spdlog::level::level_enum saved_;
-};
+// The timing repeats would otherwise repeat every warning (suspect offset sums, unknown end
+// offsets) of the first run.
+using detail::QuietLog;
 
 Timing timing_of(std::vector<double> ms) {
   Timing t;

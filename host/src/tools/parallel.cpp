@@ -19,6 +19,7 @@
 #include "assignor/errors.hpp"
 #include "assignor/host/plugins/plugin_registry.hpp"
 #include "assignor/host/run/runner.hpp"
+#include "assignor/host/support/logging.hpp"
 
 namespace assignor::host::detail {
 
@@ -209,5 +210,11 @@ std::vector<std::string> run_jobs(std::size_t n, unsigned workers, const std::fu
   }
   return out;
 }
+
+QuietLog::QuietLog() : saved_(static_cast<int>(log().level())) {
+  if (saved_ < static_cast<int>(spdlog::level::err)) set_log_level(spdlog::level::err);
+}
+
+QuietLog::~QuietLog() { set_log_level(static_cast<spdlog::level::level_enum>(saved_)); }
 
 }  // namespace assignor::host::detail

@@ -27,4 +27,18 @@ unsigned worker_count(unsigned requested) noexcept;
 std::vector<std::string> run_jobs(std::size_t n, unsigned workers, const std::function<std::string(std::size_t)>& job,
                                   const std::function<void(std::size_t)>& done = {});
 
+// Raises the log level to errors for its lifetime: jobs that repeat a run (compare's timed
+// repeats, a sweep's combinations, replay's runs in time) would repeat every warning, and what
+// they would say is in their results (stalls, the round limit).
+class QuietLog {
+ public:
+  QuietLog();
+  ~QuietLog();
+  QuietLog(const QuietLog&) = delete;
+  QuietLog& operator=(const QuietLog&) = delete;
+
+ private:
+  int saved_;  // the spdlog level before
+};
+
 }  // namespace assignor::host::detail

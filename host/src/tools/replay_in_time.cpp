@@ -6,7 +6,6 @@
 
 #include "assignor/errors.hpp"
 #include "assignor/host/run/runner.hpp"
-#include "assignor/host/support/logging.hpp"
 #include "assignor/host/tools/replay.hpp"
 #include "parallel.hpp"
 
@@ -144,13 +143,7 @@ InTimeReplay replay_in_time(const PluginRegistry& registry, const fs::path& dir,
                    r.metrics.active_moves, r.metrics.warmups, r.events};
       path.push_back(step_to_json(s));
     };
-    struct Quiet {  // stalls and round limits are in the summaries
-      spdlog::level::level_enum saved = log().level();
-      Quiet() {
-        if (saved < spdlog::level::err) set_log_level(spdlog::level::err);
-      }
-      ~Quiet() { set_log_level(saved); }
-    } quiet;
+    const detail::QuietLog quiet;  // stalls and round limits are in the summaries
     try {
       const SimulationResult r = simulate(registry, config, t.start, run);
       j["summary"] = summary_to_json(r.summary);

@@ -9,7 +9,6 @@
 #include "../formats/yaml_json_reader.hpp"
 #include "assignor/errors.hpp"
 #include "assignor/host/run/runner.hpp"
-#include "assignor/host/support/logging.hpp"
 #include "assignor/host/support/printable.hpp"
 #include "parallel.hpp"
 
@@ -174,14 +173,7 @@ Sweep run_sweep(const PluginRegistry& registry, const SweepSpec& spec, const Swe
     nlohmann::json j;
     j["combination"] = c;
     j["scenario"] = si;
-    // Quiet: a thousand runs would repeat every warning (stalls are in the summaries).
-    struct Quiet {
-      spdlog::level::level_enum saved = log().level();
-      Quiet() {
-        if (saved < spdlog::level::err) set_log_level(spdlog::level::err);
-      }
-      ~Quiet() { set_log_level(saved); }
-    } quiet;
+    const detail::QuietLog quiet;  // a thousand runs would repeat every warning (stalls are in the summaries)
     try {
       const SimulationResult r = simulate(registry, plain, cached->second, simulation);
       j["summary"] = summary_to_json(r.summary);
