@@ -28,7 +28,8 @@ are recomputed from the two files, printed as one JSON line first, and each one 
 else the clients' racks when any client has one, else it is null. With end offsets unknown the
 lag-based ones (stale_standbys, copy_restore_offsets) are null and not compared.
 
-Exit status: 0 every rule holds, 1 some rule is broken, 2 a file cannot be read.
+Exit status: 0 every rule holds, 1 some rule is broken, 2 a file cannot be read. check(argv) does
+the same in-process and returns (status, lines).
 """
 import argparse
 import json
@@ -352,8 +353,10 @@ class Checker:
                 self.problem(f"metric {key}: the output says {reported}, recomputed {value}")
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def check(argv):
+    """Runs the checker on command-line arguments; (exit status, lines it prints). For callers that
+    check many outputs in one process (tests/cli/metrics_check.py)."""
+    parser = argparse.ArgumentParser(prog="check_assignment.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("cluster")
     parser.add_argument("assignment")
     parser.add_argument("--kind", choices=("ha", "any"), default="ha",
@@ -364,13 +367,13 @@ def main():
     parser.add_argument("--balanced", action="store_true", help="also check active tasks per thread are balanced")
     parser.add_argument("--metrics", action="store_true", help="recompute the state-aware metrics and compare")
     parser.add_argument("--tags", default="", help="rack_aware.tags keys, comma-separated (colocated_standbys)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     try:
         group = Group(read_document(args.cluster), args.cluster)
         output = read_document(args.assignment)
     except Unreadable as e:
-        print(e)
-        return 2
+        return 2, [str(e)]
+    lines = []
     checker = Checker(group, output, args)
     if checker.read_roles():
         checker.check_actives()
@@ -381,13 +384,19 @@ def main():
             checker.check_balance()
         if args.metrics:
             mine = checker.metrics([k for k in args.tags.split(",") if k])
-            print(json.dumps(mine, sort_keys=True))
+            lines.append(json.dumps(mine, sort_keys=True))
             checker.compare_metrics(mine)
-    for line in checker.problems[:MAX_LINES]:
-        print(line)
+    lines += checker.problems[:MAX_LINES]
     if len(checker.problems) > MAX_LINES:
-        print(f"... and {len(checker.problems) - MAX_LINES} more")
-    return 1 if checker.problems else 0
+        lines.append(f"... and {len(checker.problems) - MAX_LINES} more")
+    return (1 if checker.problems else 0), lines
+
+
+def main():
+    status, lines = check(sys.argv[1:])
+    for line in lines:
+        print(line)
+    return status
 
 
 if __name__ == "__main__":

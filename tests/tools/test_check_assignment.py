@@ -15,6 +15,7 @@ The group (acceptable_recovery_lag 10000, num_standby_replicas 1, max_warmup_rep
 usage: test_check_assignment.py CHECKER WORK_DIR
 """
 import copy
+import importlib.util
 import json
 import os
 import subprocess
@@ -158,17 +159,30 @@ CASES = [
 UNKNOWN = CLUSTER.replace("version: 1\n", "version: 1\nend_offsets_known: false\n")
 
 
-def run(checker, cluster, output, args, work, name):
+CHECKER = None  # the module under test, loaded from the path given
+
+
+def run(checker, cluster, output, args, work, name, command_line=False):
+    """(exit status, text printed): in-process through check(), or as a command when asked (the
+    command line itself is checked on a few cases; a Python start per case costs more than the check)."""
     safe = "".join(ch if ch.isalnum() else "-" for ch in name)
     out_path = os.path.join(work, safe + ".json")
     with open(out_path, "w") as f:
         json.dump(output, f)
-    p = subprocess.run([sys.executable, checker, cluster, out_path, *args], capture_output=True, text=True, timeout=60)
-    return p.returncode, p.stdout + p.stderr
+    if command_line:
+        p = subprocess.run([sys.executable, checker, cluster, out_path, *args], capture_output=True, text=True,
+                           timeout=60)
+        return p.returncode, p.stdout + p.stderr
+    status, lines = CHECKER.check([cluster, out_path, *args])
+    return status, "".join(line + "\n" for line in lines)
 
 
 def main():
+    global CHECKER
     checker, work = sys.argv[1:3]
+    spec = importlib.util.spec_from_file_location("check_assignment", checker)
+    CHECKER = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(CHECKER)
     os.makedirs(work, exist_ok=True)
     cluster = os.path.join(work, "cluster.yaml")
     with open(cluster, "w") as f:
@@ -178,13 +192,17 @@ def main():
         f.write(UNKNOWN)
     failures = []
 
-    def expect(name, cluster_path, output, args, status, text):
-        rc, out = run(checker, cluster_path, output, args, work, name)
+    def expect(name, cluster_path, output, args, status, text, command_line=False):
+        rc, out = run(checker, cluster_path, output, args, work, name, command_line)
         if rc != status or text not in out or (status == 0 and len(out.strip().splitlines()) > ("--metrics" in args)):
             failures.append(f"{name}: exit {rc} (want {status}), want {text!r} in:\n    " + out.replace("\n", "\n    "))
 
     for name, edit, args, status, text in CASES:
         expect(name, cluster, changed(edit) if edit else VALID, SETTINGS + args, status, text)
+    # The command itself: exit 0 and the metrics line on a valid output, exit 1 and the line on a broken one.
+    expect("valid, as a command", cluster, VALID, SETTINGS + ["--metrics"], 0, '"stale_standbys": 2', True)
+    expect("a task active twice, as a command", cluster, changed(roles("c", active=["2_0", "2_1"])), SETTINGS, 1,
+           "task 2_0: active on both a and c", True)
 
     # The recomputed metrics themselves, against the hand-worked values.
     rc, out = run(checker, cluster, VALID, SETTINGS + ["--metrics"], work, "metrics")
@@ -216,11 +234,11 @@ def main():
     with open(broken, "w") as f:
         f.write("tasks: [\n")
     for name, path in (("a cluster that is not YAML", broken), ("a missing cluster", os.path.join(work, "nothing.yaml"))):
-        rc, out = run(checker, path, VALID, SETTINGS, work, name)
+        rc, out = run(checker, path, VALID, SETTINGS, work, name, command_line=True)
         if rc != 2 or path not in out:
             failures.append(f"{name}: exit {rc} (want 2) and the file named, got:\n    {out}")
 
-    total = len(CASES) + 9
+    total = len(CASES) + 11
     for f in failures:
         print("FAIL " + f)
     print(f"{total - len(failures)}/{total} checks of the checker as expected")
