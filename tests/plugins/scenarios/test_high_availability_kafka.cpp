@@ -1,5 +1,5 @@
 // The five places where Kafka's HighAvailabilityTaskAssignor answers differently from a "cleaner"
-// KIP-441 assignor (shared/kafka-golden/README.md kinds A-E, plus Kafka's unknown offset sum),
+// KIP-441 assignor (tests/data/kafka-golden/README.md kinds A-E, plus Kafka's unknown offset sum),
 // each on a group small enough to work out by hand from Kafka's rules. high_availability must give
 // Kafka's answer; high_availability_plus gives the improved one, and each test says which and why.
 #include <gmock/gmock.h>

@@ -99,16 +99,15 @@ class BrokerDifferentialTest {
     }
 
     /**
-     * Kafka's recorded KIP-1071 answers (../shared/kafka-golden/streams_sticky, apache/kafka 058944c8144d,
+     * Kafka's recorded KIP-1071 answers (tests/data/kafka-golden/streams_sticky, apache/kafka 058944c8144d,
      * with each member's tasks): the bridge running streams_sticky as that commit (its default
      * kafka_version, refiner off) must give every member its recorded tasks.
      */
     @Test
     void theRecordedAnswersMemberByMember() throws Exception {
         final Path assignor = TestSupport.requireAssignor();
-        final Path golden = TestSupport.golden().map(g -> g.resolve("streams_sticky")).orElse(null);
-        org.junit.jupiter.api.Assumptions.assumeTrue(golden != null && Files.isDirectory(golden),
-            "no recorded Kafka answers (-Dassignor.golden=../shared/kafka-golden): skipped");
+        final Path golden = TestSupport.golden().resolve("streams_sticky");
+        assertTrue(Files.isDirectory(golden), "Kafka's recorded KIP-1071 answers are missing: " + golden);
         final Path work = Files.createTempDirectory("broker-recorded-");
         final Path config = TestSupport.write(work.resolve("sticky.yaml"),
             "strategy: streams_sticky\nstrategies: {streams_sticky: {refiner: false}}\n");

@@ -32,7 +32,6 @@ import java.util.TreeSet;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.abort;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Kafka's own code as the oracle for the KIP-1071 strategies: the group coordinator's
@@ -40,7 +39,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * {@code assignor assign --strategy streams_sticky} with {@code refiner: false}, on Kafka's recorded
  * answers and on generated groups; and {@code streams_balanced} against its recorded answers.
  *
- * <p>Inputs are given to Kafka as shared/kafka-golden/README.md says: a client is a process (its id
+ * <p>Inputs are given to Kafka as tests/data/kafka-golden/README.md says: a client is a process (its id
  * as is), each thread a member (its name in {@code previous_by_thread}, else {@code <client>/t<k>}
  * with k counting from 0 over the names previous_by_thread leaves free)
  * in a {@code HashMap} as in the group coordinator; previous tasks of a client without
@@ -376,9 +375,8 @@ public class StreamsGroupDifferentialTest {
     }
 
     private static List<Path> golden(final String folder) throws IOException {
-        final Path golden = TestSupport.golden().orElse(null);
-        assumeTrue(golden != null && Files.isDirectory(golden.resolve(folder)),
-            "no recorded Kafka answers (-Dassignor.golden=../shared/kafka-golden): skipped");
+        final Path golden = TestSupport.golden();
+        assertTrue(Files.isDirectory(golden.resolve(folder)), "no folder " + golden.resolve(folder));
         final List<Path> cases = new ArrayList<>();
         try (DirectoryStream<Path> files = Files.newDirectoryStream(golden.resolve(folder), "*.kafka.json")) {
             files.forEach(cases::add);

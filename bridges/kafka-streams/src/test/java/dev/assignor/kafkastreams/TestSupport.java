@@ -25,6 +25,7 @@ import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** Paths the build hands the tests (system properties set by the pom), and small helpers. */
@@ -58,13 +59,16 @@ public final class TestSupport {
         return p.get();
     }
 
-    /** Kafka's recorded answers (-Dassignor.golden=../shared/kafka-golden), when the checkout has them. */
-    public static Optional<Path> golden() {
+    /**
+     * Kafka's recorded answers, the repository's tests/data/kafka-golden (-Dassignor.golden, which the pom
+     * sets to it): they are part of the checkout, so a missing folder is a failure, not a skip.
+     */
+    public static Path golden() {
         final String p = System.getProperty("assignor.golden", "");
-        if (p.isBlank() || !Files.isDirectory(Paths.get(p))) {
-            return Optional.empty();
-        }
-        return Optional.of(Paths.get(p).toAbsolutePath());
+        assertTrue(!p.isBlank(), "-Dassignor.golden is not set (the pom sets it to tests/data/kafka-golden)");
+        final Path golden = Paths.get(p).toAbsolutePath().normalize();
+        assertTrue(Files.isDirectory(golden), "Kafka's recorded answers are missing: " + golden + " is not a folder");
+        return golden;
     }
 
     public static JsonNode read(final Path file) {
