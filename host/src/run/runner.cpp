@@ -261,10 +261,11 @@ RunOutcome run_assignment(const PluginRegistry& registry, const Config& config,
 }
 
 void check_strategy_sections(const PluginRegistry& registry, const Config& config) {
-  std::vector<std::string> names;
-  for (const auto& p : registry.plugins()) names.push_back(p.name);
+  // The names known without opening a library: a section for a plugin this command does not run
+  // costs no load (index_directory()).
+  const std::vector<std::string> names = registry.names();
   for (const auto& [name, params] : config.strategy_params) {
-    if (registry.find(name) != nullptr) continue;
+    if (std::find(names.begin(), names.end(), name) != names.end()) continue;
     std::string message = fmt::format("strategies.{}: no strategy named '{}' is loaded, so these parameters would "
                                       "never be used",
                                       printable(name), printable(name));
