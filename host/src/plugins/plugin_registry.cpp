@@ -735,6 +735,12 @@ std::vector<std::string> PluginRegistry::names() const {
   return out;
 }
 
+bool PluginRegistry::knows(const std::string& name) const {
+  if (impl_->conflicts.count(name) != 0) return false;
+  const std::vector<std::string> known = names();
+  return std::find(known.begin(), known.end(), name) != known.end();
+}
+
 const PluginInfo* PluginRegistry::find(const std::string& name) const noexcept {
   try {
     impl_->resolve(name);

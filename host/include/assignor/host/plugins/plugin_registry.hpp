@@ -19,9 +19,9 @@
 // Two ways to fill a registry: load_directory() opens every plugin of a directory (in a probe
 // child each), for the commands that list or run them all (plugins, compare, sweep); index_directory()
 // reads only each library's name note from the file, and find(), require() and create() then open
-// the one library that claims the name asked for (assign: the strategy, its fallback, and
-// fallback_prior when lags are unknown). A registry is used from one thread at a time: find() may
-// load.
+// the one library that claims the name asked for (assign: the strategy; its fallback only when the
+// strategy fails, fallback_prior only when lags are unknown). A registry is used from one thread at
+// a time: find() may load.
 #pragma once
 
 #include <filesystem>
@@ -105,6 +105,9 @@ class PluginRegistry {
   const std::vector<PluginInfo>& plugins() const noexcept;
   // The names of the plugins loaded, then those claimed by libraries not opened yet.
   std::vector<std::string> names() const;
+  // Whether `name` is loaded or claimed by one library not opened yet, without opening any: a
+  // name require() would not refuse before trying (no two libraries claim it).
+  bool knows(const std::string& name) const;
   const std::vector<RefusedLibrary>& refused() const noexcept;
   // The plugin named `name`, loading it first when an indexed library claims it; null when absent.
   const PluginInfo* find(const std::string& name) const noexcept;
