@@ -579,8 +579,9 @@ const PluginInfo& PluginRegistry::Impl::load(const fs::path& library_path, Plugi
   };
   for (const auto& other : loaded)
     if (other.info.name == info.name) throw conflict(other.info.path);
-  for (const auto& other : pending)
-    if (other.path != real && other.claims.size() == 1 && other.claims.front() == info.name) throw conflict(other.path);
+  for (const auto& other : pending)  // one not opened yet (an opened one is loaded, or was refused)
+    if (!other.tried && other.path != real && other.claims.size() == 1 && other.claims.front() == info.name)
+      throw conflict(other.path);
   log().debug("found plugin '{}' {} in {}", info.name, info.version, where);
   loaded.push_back({info, nullptr, nullptr});
   infos.push_back(info);
@@ -684,7 +685,7 @@ void PluginRegistry::index_directory(const fs::path& dir, PluginOrigin origin) {
       for (const auto& l : impl_->loaded)
         if (l.info.name == name) other = l.info.path;
       for (const auto& p : impl_->pending)
-        if (p.claims.size() == 1 && p.claims.front() == name) other = p.path;
+        if (!p.tried && p.claims.size() == 1 && p.claims.front() == name) other = p.path;
       if (other) {
         std::string message = fmt::format("two plugins are named '{}': {} and {}", name, other->string(), real.string());
         log().warn("{} (skipped: the other plugins are unaffected)", printable(message));
