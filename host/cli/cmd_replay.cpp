@@ -113,8 +113,8 @@ Command add_replay(CLI::App& parent, const Globals& globals) {
               import.logs = o->inputs;
               import.output_dir = dir;
               if (!o->streams_config.empty()) import.streams_config = o->streams_config;
-              host::PluginRegistry bundled;
-              load_plugins(bundled, nullptr, {});
+              host::PluginRegistry bundled;  // only high_availability is opened (kafka_replayer)
+              load_plugins(bundled, nullptr, {}, PluginLoading::on_demand);
               import.replay_kafka = kafka_replayer(bundled);
               const host::ImportResult imported = host::import_kafka_logs(import);
               if (imported.rebalances.empty())
