@@ -116,9 +116,16 @@ class HighAvailabilityDifferentialTest {
     static List<String> compare(final Path assignor, final FakeApplicationState state,
                                 final Map<String, Map<String, SortedSet<String>>> expected,
                                 final boolean expectedProbing) {
+        return compare(assignor, "high_availability", state, expected, expectedProbing);
+    }
+
+    /** The same with another strategy. */
+    static List<String> compare(final Path assignor, final String strategy, final FakeApplicationState state,
+                                final Map<String, Map<String, SortedSet<String>>> expected,
+                                final boolean expectedProbing) {
         final AssignorTaskAssignor bridge = new AssignorTaskAssignor();
         bridge.configure(Map.of(BridgeSettings.COMMAND, assignor.toString(), BridgeSettings.STRATEGY,
-            "high_availability", "application.id", FakeApplicationState.APPLICATION_ID));
+            strategy, "application.id", FakeApplicationState.APPLICATION_ID));
         final List<String> d = new ArrayList<>();
         try {
             final AssignorTaskAssignor.Run run = bridge.runStrategy(state, Instant.EPOCH);
@@ -201,12 +208,14 @@ class HighAvailabilityDifferentialTest {
         final FakeApplicationState state;
         final Map<String, Map<String, SortedSet<String>>> expected;
         final boolean expectedProbing;
+        final JsonNode cluster;
 
         private Case(final FakeApplicationState state, final Map<String, Map<String, SortedSet<String>>> expected,
-                     final boolean expectedProbing) {
+                     final boolean expectedProbing, final JsonNode cluster) {
             this.state = state;
             this.expected = expected;
             this.expectedProbing = expectedProbing;
+            this.cluster = cluster;
         }
 
         static Case load(final Path kafkaJson) throws IOException {
@@ -216,8 +225,9 @@ class HighAvailabilityDifferentialTest {
                 cluster = Path.of(base + ".cluster.yaml");
             }
             final JsonNode config = TestSupport.read(Path.of(base + ".config.yaml"));
+            final JsonNode clusterFile = TestSupport.read(cluster);
             final FakeApplicationState state =
-                FakeApplicationState.of(TestSupport.read(cluster), FakeApplicationState.configs(config));
+                FakeApplicationState.of(clusterFile, FakeApplicationState.configs(config));
             final JsonNode kafka = TestSupport.read(kafkaJson);
             final Map<String, Map<String, SortedSet<String>>> byName = TestSupport.roles(kafka.get("assignment"));
             // Every client of the group appears, even with nothing.
@@ -225,7 +235,7 @@ class HighAvailabilityDifferentialTest {
                 byName.computeIfAbsent(name, n -> Map.of("active", new TreeSet<>(), "standby", new TreeSet<>()));
             }
             final JsonNode probing = kafka.get("probing_rebalance_needed");
-            return new Case(state, byName, probing != null && probing.asBoolean());
+            return new Case(state, byName, probing != null && probing.asBoolean(), clusterFile);
         }
     }
 }
