@@ -1,5 +1,7 @@
 #include "assignor/layered_quotas.hpp"
 
+#include <map>
+#include <set>
 #include <stdexcept>
 
 #include "assignor/balance.hpp"
@@ -20,9 +22,23 @@ std::size_t LayeredQuotas::add_layer_of(std::vector<std::uint32_t> quota, const 
   return layer;
 }
 
+namespace {
+
+// Each task's previous active owner: the client listing it, else one reporting it running (-2).
+std::vector<ClientIndex> previous_owners(const Cluster& cluster) {
+  const auto listed = cluster.previous_active_owner();
+  std::vector<ClientIndex> owner(listed.begin(), listed.end());
+  for (ClientIndex c = 0; c < cluster.client_count(); ++c)
+    for (const OffsetSum& s : cluster.clients[c].offset_sums)
+      if (s.sum == kRunningOffsetSum && owner[s.task] == kNoClient) owner[s.task] = c;
+  return owner;
+}
+
+}  // namespace
+
 LayeredQuotas LayeredQuotas::by_state(const Cluster& cluster, bool stateless) {
   LayeredQuotas quotas(cluster);
-  const auto owner = cluster.previous_active_owner();
+  const auto owner = previous_owners(cluster);
   const auto layer = [&](auto&& member) {
     std::uint64_t total = 0;
     std::vector<std::uint32_t> held(cluster.client_count(), 0);
@@ -38,9 +54,11 @@ LayeredQuotas LayeredQuotas::by_state(const Cluster& cluster, bool stateless) {
   return quotas;
 }
 
-bool LayeredQuotas::has_room(TaskIndex t, ClientIndex c) const noexcept {
+bool LayeredQuotas::has_room(TaskIndex t, ClientIndex c) const noexcept { return has_room_in(mask_[t], c); }
+
+bool LayeredQuotas::has_room_in(std::uint8_t layers, ClientIndex c) const noexcept {
   for (std::size_t l = 0; l < quota_.size(); ++l)
-    if (((mask_[t] >> l) & 1u) && used_[l][c] >= quota_[l][c]) return false;
+    if (((layers >> l) & 1u) && used_[l][c] >= quota_[l][c]) return false;
   return true;
 }
 
@@ -69,7 +87,7 @@ StickyQuotaResult place_actives_sticky(const Cluster& cluster, const LagModel& l
     quotas.take(t, c);
   };
   // 1. Previous owners, while they have room.
-  const auto owner = cluster.previous_active_owner();
+  const auto owner = previous_owners(cluster);
   std::vector<TaskIndex> rest;
   for (TaskIndex t : tasks) {
     if (draft.active(t) != kNoClient) continue;
@@ -102,21 +120,49 @@ StickyQuotaResult place_actives_sticky(const Cluster& cluster, const LagModel& l
     ++result.to_caught_up;
   }
   if (last.empty()) return result;
-  // 3. The least-loaded client with room (any, when none has room).
-  std::vector<std::uint32_t> counts(n);
-  for (ClientIndex c = 0; c < n; ++c) counts[c] = draft.active_count(c);
-  LoadQueue queue(client_threads(cluster), std::move(counts));
+  // 3. The least-loaded client with room (any, when none has room). Per set of layers, the clients
+  //    with room in an ordered set: a client out of room for a set never gets room back here, so
+  //    each task finds its client at the front (a scan over the full clients was quadratic when
+  //    most of the least loaded had filled the narrowest layer: seconds at 100k x 1,000).
+  struct ByLoad {
+    const AssignmentDraft* draft;
+    bool operator()(ClientIndex a, ClientIndex b) const noexcept {
+      const int cmp = compare_load(draft->active_count(a), draft->threads(a), draft->active_count(b), draft->threads(b));
+      return cmp != 0 ? cmp < 0 : a < b;
+    }
+  };
+  using Clients = std::set<ClientIndex, ByLoad>;
+  std::map<std::uint8_t, Clients> with_room;  // by the layers a task counts in
+  Clients everyone(ByLoad{&draft});
+  for (ClientIndex c = 0; c < n; ++c) everyone.insert(c);
+  const auto clients_for = [&](std::uint8_t layers) -> Clients& {
+    auto it = with_room.find(layers);
+    if (it != with_room.end()) return it->second;
+    Clients& set = with_room.emplace(layers, Clients(ByLoad{&draft})).first->second;
+    for (ClientIndex c = 0; c < n; ++c)
+      if (quotas.has_room_in(layers, c)) set.insert(c);
+    return set;
+  };
+  const auto first_without = [&](const Clients& set, TaskIndex t) {
+    for (ClientIndex c : set)
+      if (!draft.holds(t, c)) return c;
+    return kNoClient;
+  };
   for (TaskIndex t : last) {
-    ClientIndex c = queue.least_where([&](ClientIndex k) { return !draft.holds(t, k) && quotas.has_room(t, k); });
+    ClientIndex c = first_without(clients_for(quotas.layers_of(t)), t);
     if (c == kNoClient) {
-      c = queue.least_where([&](ClientIndex k) { return !draft.holds(t, k); });
+      c = first_without(everyone, t);
       ++result.over_quota;
     } else {
       ++result.to_least_loaded;
     }
     if (c == kNoClient) continue;  // every client holds a copy of it: the caller placed those
+    for (auto& [layers, set] : with_room) set.erase(c);  // before its load changes
+    everyone.erase(c);
     place(t, c);
-    queue.add(c, 1);
+    for (auto& [layers, set] : with_room)
+      if (quotas.has_room_in(layers, c)) set.insert(c);
+    everyone.insert(c);
   }
   return result;
 }

@@ -11,7 +11,8 @@
 // (proportional_quotas' `held`), so a balanced group keeps its layout.
 //
 // place_actives_sticky() places `tasks` (those without an active in the draft), in three passes:
-//   1. a task goes back to its previous active owner while that client has room (the order of
+//   1. a task goes back to its previous active owner (the client listing it as a previous active,
+//      else one reporting it running) while that client has room (the order of
 //      `tasks` decides which of an overfull client's tasks stay: give the tasks with a changelog
 //      first);
 //   2. else, for a task some clients are caught up on (and not all), to the least-loaded caught-up
@@ -59,12 +60,15 @@ class LayeredQuotas {
 
   // Two layers: the tasks with a changelog, and all stateful tasks (with `stateless`, all tasks),
   // each under proportional_quotas() of its count, the remainder to the clients that held more of
-  // it as previous actives.
+  // it as previous actives (listed, or reported running).
   static LayeredQuotas by_state(const Cluster& cluster, bool stateless = false);
 
   std::size_t layers() const noexcept { return quota_.size(); }
   // Room for t on c: under quota in every layer that selects t.
   bool has_room(TaskIndex t, ClientIndex c) const noexcept;
+  // The layers that select t (bit i: layer i), and room on c for a task selected by `layers`.
+  std::uint8_t layers_of(TaskIndex t) const noexcept { return mask_[t]; }
+  bool has_room_in(std::uint8_t layers, ClientIndex c) const noexcept;
   // Counts t on c (or no longer) in every layer that selects it.
   void take(TaskIndex t, ClientIndex c) noexcept;
   void release(TaskIndex t, ClientIndex c) noexcept;
