@@ -26,17 +26,32 @@ bool converged(const Metrics& m, bool probing_rebalance) noexcept {
   return balanced(m) && !probing_rebalance && m.stale_standbys == 0;
 }
 
+namespace {
+
+// Per client, in task order: its actives, and its copies (standbys and warmups together).
+struct Held {
+  std::vector<std::vector<TaskIndex>> actives, copies;
+};
+Held held_by_client(std::size_t clients, const Assignment& assignment) {
+  Held h{std::vector<std::vector<TaskIndex>>(clients), std::vector<std::vector<TaskIndex>>(clients)};
+  for (const Placement& p : assignment.actives) h.actives[p.client].push_back(p.task);
+  for (const Placement& p : assignment.standbys) h.copies[p.client].push_back(p.task);
+  for (const Placement& p : assignment.warmups) h.copies[p.client].push_back(p.task);
+  for (auto& list : h.actives) std::sort(list.begin(), list.end());
+  for (auto& list : h.copies) std::sort(list.begin(), list.end());
+  return h;
+}
+
+}  // namespace
+
 Cluster next_round(const Cluster& state, const Assignment& assignment, const ThreadDistribution& threads) {
   Cluster next = state;
   next.end_offsets_known = true;
   const std::size_t n = state.client_count();
-  std::vector<std::vector<TaskIndex>> actives(n), copies(n);
-  for (const Placement& p : assignment.actives) actives[p.client].push_back(p.task);
-  for (const Placement& p : assignment.standbys) copies[p.client].push_back(p.task);
-  for (const Placement& p : assignment.warmups) copies[p.client].push_back(p.task);
+  const Held held = held_by_client(n, assignment);
+  const auto& actives = held.actives;
+  const auto& copies = held.copies;
   for (ClientIndex c = 0; c < n; ++c) {
-    std::sort(actives[c].begin(), actives[c].end());
-    std::sort(copies[c].begin(), copies[c].end());
     Client& client = next.clients[c];
     // Merge the offset sums on record with the tasks held now, all three in task order.
     std::vector<OffsetSum> sums;
@@ -83,16 +98,10 @@ namespace {
 // Whether `assignment` is what `state` says ran last: the same actives and the same copies
 // (standbys and warmups together) on every client. Such a round changes nothing.
 bool repeats(const Cluster& state, const Assignment& assignment) {
-  const std::size_t n = state.client_count();
-  std::vector<std::vector<TaskIndex>> actives(n), copies(n);
-  for (const Placement& p : assignment.actives) actives[p.client].push_back(p.task);
-  for (const Placement& p : assignment.standbys) copies[p.client].push_back(p.task);
-  for (const Placement& p : assignment.warmups) copies[p.client].push_back(p.task);
-  for (ClientIndex c = 0; c < n; ++c) {
-    std::sort(actives[c].begin(), actives[c].end());
-    std::sort(copies[c].begin(), copies[c].end());
-    if (actives[c] != state.clients[c].previous_active || copies[c] != state.clients[c].previous_standby) return false;
-  }
+  const Held held = held_by_client(state.client_count(), assignment);
+  for (ClientIndex c = 0; c < state.client_count(); ++c)
+    if (held.actives[c] != state.clients[c].previous_active || held.copies[c] != state.clients[c].previous_standby)
+      return false;
   return true;
 }
 
