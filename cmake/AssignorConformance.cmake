@@ -1,5 +1,5 @@
 # assignor_add_conformance_test(<plugin target> [RUNNER <runner target or path>] [SEED <n>]
-#                               [SOURCES <files>...])
+#                               [SOURCES <files>...] [ARGS <kit flags>...])
 #
 # Adds a ctest `conformance.<plugin target>` that runs the conformance kit (assignor/conformance.hpp:
 # valid, deterministic, no restoring actives when the plugin declares high availability, readable
@@ -10,9 +10,10 @@
 # configure error saying how to install it. With SOURCES, the files are a
 # main() of your own (a conformance::Suite on this_plugin() with your properties): they are built
 # into an executable `<plugin>_conformance` with the plugin's sources (<plugin>_objects) and the kit,
-# which needs GoogleTest (libgtest-dev on Debian).
+# which needs GoogleTest (libgtest-dev on Debian). ARGS go to the kit as they are (e.g.
+# --stability-off-settled "reason").
 function(assignor_add_conformance_test plugin)
-  cmake_parse_arguments(ARG "" "RUNNER;SEED" "SOURCES" ${ARGN})
+  cmake_parse_arguments(ARG "" "RUNNER;SEED" "SOURCES;ARGS" ${ARGN})
   if(NOT ARG_SEED)
     set(ARG_SEED 1)
   endif()
@@ -36,7 +37,7 @@ function(assignor_add_conformance_test plugin)
     elseif(ASSIGNOR_COMMAND)
       list(APPEND command_args --assignor ${ASSIGNOR_COMMAND})
     endif()
-    add_test(NAME conformance.${plugin} COMMAND ${plugin}_conformance --seed ${ARG_SEED} ${command_args})
+    add_test(NAME conformance.${plugin} COMMAND ${plugin}_conformance --seed ${ARG_SEED} ${command_args} ${ARG_ARGS})
     return()
   endif()
   if(NOT ARG_RUNNER)
@@ -60,5 +61,5 @@ function(assignor_add_conformance_test plugin)
     list(APPEND command_args --assignor ${ASSIGNOR_COMMAND})
   endif()
   add_test(NAME conformance.${plugin}
-           COMMAND ${runner} --plugin $<TARGET_FILE:${plugin}> --seed ${ARG_SEED} ${command_args})
+           COMMAND ${runner} --plugin $<TARGET_FILE:${plugin}> --seed ${ARG_SEED} ${command_args} ${ARG_ARGS})
 endfunction()

@@ -117,9 +117,16 @@ public class HighAvailabilityDifferentialTest {
     static List<String> compare(final Path assignor, final FakeApplicationState state,
                                 final Map<String, Map<String, SortedSet<String>>> expected,
                                 final boolean expectedProbing) {
+        return compare(assignor, "high_availability", state, expected, expectedProbing);
+    }
+
+    /** The same with another strategy. */
+    static List<String> compare(final Path assignor, final String strategy, final FakeApplicationState state,
+                                final Map<String, Map<String, SortedSet<String>>> expected,
+                                final boolean expectedProbing) {
         final AssignorTaskAssignor bridge = new AssignorTaskAssignor();
         bridge.configure(Map.of(BridgeSettings.COMMAND, assignor.toString(), BridgeSettings.STRATEGY,
-            "high_availability", "application.id", FakeApplicationState.APPLICATION_ID, BridgeSettings.HOST_MODE,
+            strategy, "application.id", FakeApplicationState.APPLICATION_ID, BridgeSettings.HOST_MODE,
             TestSupport.hostMode()));
         final List<String> d = new ArrayList<>();
         try {
@@ -202,12 +209,14 @@ public class HighAvailabilityDifferentialTest {
         final FakeApplicationState state;
         final Map<String, Map<String, SortedSet<String>>> expected;
         final boolean expectedProbing;
+        final JsonNode cluster;
 
         private Case(final FakeApplicationState state, final Map<String, Map<String, SortedSet<String>>> expected,
-                     final boolean expectedProbing) {
+                     final boolean expectedProbing, final JsonNode cluster) {
             this.state = state;
             this.expected = expected;
             this.expectedProbing = expectedProbing;
+            this.cluster = cluster;
         }
 
         static Case load(final Path kafkaJson) throws IOException {
@@ -217,8 +226,9 @@ public class HighAvailabilityDifferentialTest {
                 cluster = Path.of(base + ".cluster.yaml");
             }
             final JsonNode config = TestSupport.read(Path.of(base + ".config.yaml"));
+            final JsonNode clusterFile = TestSupport.read(cluster);
             final FakeApplicationState state =
-                FakeApplicationState.of(TestSupport.read(cluster), FakeApplicationState.configs(config));
+                FakeApplicationState.of(clusterFile, FakeApplicationState.configs(config));
             final JsonNode kafka = TestSupport.read(kafkaJson);
             final Map<String, Map<String, SortedSet<String>>> byName = TestSupport.roles(kafka.get("assignment"));
             // Every client of the group appears, even with nothing.
@@ -226,7 +236,7 @@ public class HighAvailabilityDifferentialTest {
                 byName.computeIfAbsent(name, n -> Map.of("active", new TreeSet<>(), "standby", new TreeSet<>()));
             }
             final JsonNode probing = kafka.get("probing_rebalance_needed");
-            return new Case(state, byName, probing != null && probing.asBoolean());
+            return new Case(state, byName, probing != null && probing.asBoolean(), clusterFile);
         }
     }
 }
