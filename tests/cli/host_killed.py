@@ -40,25 +40,29 @@ def main():
     os.makedirs(work, exist_ok=True)
     failures = 0
     for sig in (signal.SIGKILL, signal.SIGTERM):
-        pid_file = os.path.join(work, f"pids-{sig.name}")
-        if os.path.exists(pid_file):
-            os.remove(pid_file)
         config = os.path.join(work, f"config-{sig.name}.yaml")
         with open(config, "w") as f:
             f.write("strategy: test_strategy_hangs\nisolation: process\nlimits: {time_ms: 60000}\n"
                     f"plugins: {{paths: [{plugin_dir}]}}\n"
-                    f"strategies: {{test_strategy_hangs: {{hang: spin, pid_file: {pid_file}}}}}\n")
+                    "strategies: {test_strategy_hangs: {hang: spin, say_pids: true}}\n")
+        # An isolated strategy can write no file: it says its pid on standard error.
         host = subprocess.Popen([assignor, "assign", "--config", config, "--cluster", cluster],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        if not wait_for(lambda: os.path.exists(pid_file)):
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        strategy = None
+        deadline = time.monotonic() + WAIT_S
+        while strategy is None and time.monotonic() < deadline:
+            line = host.stderr.readline()
+            if not line:
+                break
+            if line.startswith("test_strategy_hangs pids: "):
+                strategy = int(line.split()[2])
+        if strategy is None:
             host.kill()
             print(f"FAIL {sig.name}: the strategy never started")
             failures += 1
             continue
-        with open(pid_file) as f:
-            strategy = int(f.read().split()[0])
         host.send_signal(sig)
-        host.wait()
+        host.communicate()
         if wait_for(lambda: gone(strategy)):
             print(f"ok   host ended by {sig.name}: its strategy (pid {strategy}) ended too")
         else:

@@ -21,10 +21,10 @@ def main():
     os.chmod(plugins, 0o777)
     problems = []
 
-    def assign(extra):
+    def assign(extra, strategy="test_trivial_valid"):
         config = os.path.join(work, "config.yaml")
         with open(config, "w") as f:
-            f.write(f"strategy: test_trivial_valid\nplugins:\n  paths: [{plugins}]\n{extra}")
+            f.write(f"strategy: {strategy}\nplugins:\n  paths: [{plugins}]\n{extra}")
         return subprocess.run([assignor, "assign", "--config", config, "--cluster", cluster],
                               capture_output=True, text=True, timeout=60)
 
@@ -36,6 +36,17 @@ def main():
                  "allow_unsafe_permissions"):
         if text not in p.stderr:
             problems.append(f"world-writable directory: stderr lacks {text!r}:\n{p.stderr}")
+    # The file itself world-writable in a safe directory, named by a `strategies:` section only: the
+    # plugin could not be loaded (exit 3, the reason), not "parameters never used" (exit 2).
+    os.chmod(plugins, 0o755)
+    os.chmod(os.path.join(plugins, "trivial.so"), 0o777)
+    p = assign("strategies: {test_trivial_valid: {}}\n", strategy="high_availability")
+    if p.returncode != 3 or "strategies.test_trivial_valid" not in p.stderr or \
+            "writable by its group and others (mode 0777)" not in p.stderr:
+        problems.append(f"world-writable file named in strategies: exit {p.returncode}, expected 3 with the reason:\n"
+                        f"{p.stderr}")
+    os.chmod(os.path.join(plugins, "trivial.so"), 0o755)
+    os.chmod(plugins, 0o777)
     p = assign("  allow_unsafe_permissions: true\n")
     if p.returncode != 0 or "loading anyway" not in p.stderr or '"strategy": "test_trivial_valid"' not in p.stdout:
         problems.append(f"allowed explicitly: exit {p.returncode}, stderr:\n{p.stderr}")

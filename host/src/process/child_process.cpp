@@ -22,6 +22,7 @@
 #include <sstream>
 #include <thread>
 
+#include "assignor/host/process/sandbox.hpp"
 #include "assignor/host/support/logging.hpp"
 #include "assignor/host/support/standard_output.hpp"
 
@@ -39,6 +40,9 @@ namespace assignor::host::process {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// The answer of a child that could not enter its sandbox (it ran nothing).
+constexpr std::string_view kSandboxFailed = "sandbox-failed";
 
 std::string signal_name(int sig) {
   switch (sig) {
@@ -233,7 +237,8 @@ ChildGroup::~ChildGroup() {
   delete state_;
 }
 
-ChildGroup::Child ChildGroup::spawn(const std::function<void(int fd)>& body, std::uint64_t time_ms) {
+ChildGroup::Child ChildGroup::spawn(const std::function<void(int fd)>& body, std::uint64_t time_ms, bool sandboxed) {
+  if (sandboxed) protect_parent();  // before the child exists: its /proc/<pid>/fd is out of reach
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
   // Nothing buffered may be written twice (once by the child): flush before forking.
@@ -252,7 +257,15 @@ ChildGroup::Child ChildGroup::spawn(const std::function<void(int fd)>& body, std
     ::close(fds[0]);
     for (int fd : state_->read_ends) ::close(fd);
     set_up_child(parent, time_ms);
-    body(fds[1]);
+    int fd = fds[1];
+    if (sandboxed) {
+      std::string why;
+      if (!enter_sandbox(fd, why)) {
+        (void)write_all(fd, encode_frame({kSandboxFailed}, why));
+        ::_exit(1);
+      }
+    }
+    body(fd);
     ::_exit(0);
   }
   ::setpgid(pid, pid);  // also done by the child; whichever runs first wins, both are the same
@@ -293,7 +306,7 @@ ChildOutcome run_in_child(const std::function<void(int fd)>& body, const ChildOp
   const auto start = Clock::now();
   ChildGroup::Child child;
   try {
-    child = group.spawn(body, options.time_ms);
+    child = group.spawn(body, options.time_ms, options.sandboxed);
   } catch (const std::runtime_error& e) {
     out.error = e.what();
     return out;
@@ -351,6 +364,11 @@ ChildOutcome run_in_child(const std::function<void(int fd)>& body, const ChildOp
   if (out.frame) {
     out.end = ChildEnd::answered;
     group.reap(pid);
+    if (options.sandboxed && out.frame->kind() == kSandboxFailed) {
+      out.end = ChildEnd::not_started;
+      out.error = fmt::format("the child process could not be confined ({})", out.frame->payload);
+      out.frame.reset();
+    }
     return out;
   }
   if (reader.malformed()) {

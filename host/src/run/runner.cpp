@@ -272,6 +272,16 @@ void check_strategy_sections(const PluginRegistry& registry, const Config& confi
   const std::vector<std::string> names = registry.names();
   for (const auto& [name, params] : config.strategy_params) {
     if (std::find(names.begin(), names.end(), name) != names.end()) continue;
+    // A library of a plugin directory was refused (unsafe permissions, a crashing initialiser):
+    // it may be the one that holds it, so the plugin could not be loaded (exit 3, the reasons).
+    if (!registry.refused().empty()) {
+      try {
+        (void)registry.require(name);
+      } catch (const PluginError& e) {
+        throw PluginError(fmt::format("{}strategies.{}: {}", place_prefix(config, "strategies." + name), printable(name),
+                                      e.what()));
+      }
+    }
     std::string message = fmt::format("strategies.{}: no strategy named '{}' is loaded, so these parameters would "
                                       "never be used",
                                       printable(name), printable(name));

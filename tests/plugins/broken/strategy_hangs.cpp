@@ -1,13 +1,13 @@
 // A strategy whose assign() never returns: it spins on the CPU (default) or sleeps (`hang: sleep`).
 // With `spawn: detached` it first starts a process of its own that leaves the process group and
-// the session (setsid) and spins forever: what isolation must still clean up. With `pid_file:
-// PATH` it writes "<its pid> <the spawned pid or 0>" there before hanging, for the tests to watch.
+// the session (setsid) and spins forever: what isolation must still clean up. With `say_pids: true`
+// it writes "test_strategy_hangs pids: <its pid> <the spawned pid or 0>" on one line to standard
+// error before hanging, for the tests to watch (an isolated strategy can write no file).
 // Only ever run with `isolation: process`.
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdint>
-#include <fstream>
 #include <string>
 #include <thread>
 
@@ -25,8 +25,8 @@ class Hangs final : public assignor::Strategy {
   explicit Hangs(const assignor::StrategyParams& params)
       : kind_(params.get_string("hang", "spin")),
         spawn_(params.get_string("spawn", "none")),
-        pid_file_(params.get_string("pid_file", "")) {
-    params.reject_unknown({"hang", "spawn", "pid_file"});
+        say_pids_(params.get_bool("say_pids", false)) {
+    params.reject_unknown({"hang", "spawn", "say_pids"});
   }
   assignor::Assignment assign(const assignor::AssignmentInput&) override {
     pid_t spawned = 0;
@@ -37,17 +37,18 @@ class Hangs final : public assignor::Strategy {
         spin();
       }
     }
-    if (!pid_file_.empty()) {
-      const std::string tmp = pid_file_ + ".tmp";
-      std::ofstream(tmp) << ::getpid() << ' ' << spawned << '\n';
-      std::rename(tmp.c_str(), pid_file_.c_str());  // the file appears whole
+    if (say_pids_) {
+      const std::string line = "test_strategy_hangs pids: " + std::to_string(::getpid()) + " " +
+                               std::to_string(spawned) + "\n";
+      [[maybe_unused]] const auto n = ::write(STDERR_FILENO, line.data(), line.size());  // one write: one line
     }
     if (kind_ != "sleep") spin();
     for (;;) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
 
  private:
-  std::string kind_, spawn_, pid_file_;
+  std::string kind_, spawn_;
+  bool say_pids_;
 };
 
 }  // namespace

@@ -11,9 +11,11 @@
 #include <signal.h>
 
 #include <cerrno>
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 #include "assignor/errors.hpp"
@@ -62,7 +64,8 @@ class Isolation : public ::testing::Test {
     registry_.load_directory(ASSIGNOR_PLUGIN_DIR, assignor::host::PluginOrigin::bundled);
     for (const char* library : {TEST_PLUGIN_STRATEGY_CRASHES, TEST_PLUGIN_STRATEGY_HANGS, TEST_PLUGIN_STRATEGY_HOGS_MEMORY,
                                 TEST_PLUGIN_STRATEGY_PRINTS, TEST_PLUGIN_TRIVIAL_VALID, TEST_PLUGIN_STRATEGY_THROWS,
-                                TEST_PLUGIN_STRATEGY_INVALID, TEST_PLUGIN_FACTORY_BAD_PARAM, TEST_PLUGIN_STRATEGY_MISBEHAVES})
+                                TEST_PLUGIN_STRATEGY_INVALID, TEST_PLUGIN_FACTORY_BAD_PARAM, TEST_PLUGIN_STRATEGY_MISBEHAVES,
+                                TEST_PLUGIN_STRATEGY_FORGES_RESULT})
       registry_.load(library);
   }
 
@@ -135,16 +138,20 @@ TEST_F(Isolation, HangIsKilledAtTheTimeLimit) {
 // A process the strategy started that left its process group and session (setsid) used to survive
 // the time-limit kill. Now it is killed and reaped before run_assignment returns.
 TEST_F(Isolation, WhatAHangingStrategyStartedDiesWithIt) {
-  const auto pid_file = std::filesystem::path(::testing::TempDir()) / "assignor_isolation_pids";
-  std::filesystem::remove(pid_file);
   Config config = isolated("test_strategy_hangs");
-  config.strategy_limits.time_ms = 3000;  // time enough to start the process and write its pid
+  config.strategy_limits.time_ms = 3000;  // time enough to start the process and say its pid
   config.strategy_params["test_strategy_hangs"] =
-      params_of({{"hang", "sleep"}, {"spawn", "detached"}, {"pid_file", pid_file.string()}});
-  EXPECT_THAT(failure(config), HasSubstr("exceeded its time limit"));
-  std::ifstream in(pid_file);
+      params_of({{"hang", "sleep"}, {"spawn", "detached"}, {"say_pids", "true"}});
+  // The strategy can write no file: it says its pids on standard error, which it shares with us.
+  ::testing::internal::CaptureStderr();
+  const std::string message = failure(config);
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  EXPECT_THAT(message, HasSubstr("exceeded its time limit"));
+  const auto at = said.find("test_strategy_hangs pids: ");
+  ASSERT_NE(at, std::string::npos) << "the strategy did not get to say its pids: " << said;
+  std::istringstream in(said.substr(at + std::string("test_strategy_hangs pids: ").size()));
   pid_t strategy = 0, spawned = 0;
-  ASSERT_TRUE(in >> strategy >> spawned) << "the strategy did not get to write its pids";
+  ASSERT_TRUE(in >> strategy >> spawned);
   ASSERT_GT(spawned, 0);
   for (const pid_t pid : {strategy, spawned}) {
     errno = 0;
@@ -221,6 +228,23 @@ TEST_F(Isolation, WhatTheStrategyPrintsNeverReachesStdout) {
   const std::string stdout_text = ::testing::internal::GetCapturedStdout();
   EXPECT_EQ(out.report.strategy, "test_strategy_prints");
   EXPECT_THAT(stdout_text, Not(HasSubstr("chatty strategy")));
+}
+
+// Issue 32: a child that wrote its own record (assign_ms -123456, NaN) and ended with _exit(0) used
+// to have it printed. The host measures the time itself, fork to answer; an answer it does not
+// know the shape of is malformed, whatever it claims.
+TEST_F(Isolation, TheHostMeasuresTheTimeWhateverTheChildWrites) {
+  Config config = isolated("test_strategy_forges_result");
+  config.strategy_params["test_strategy_forges_result"] = params_of({{"forge", "valid_frame"}, {"sleep_ms", "200"}});
+  const RunOutcome out = run_assignment(registry_, config, cluster(), config.strategy);
+  EXPECT_EQ(out.report.assignment.actives.size(), 5u);  // its placements are its answer
+  EXPECT_TRUE(std::isfinite(out.report.assign_ms));
+  EXPECT_GE(out.report.assign_ms, 200.0) << "the 200 ms the strategy slept before answering count";
+  for (const std::string forge : {"negative_time", "nan_time", "huge_count"}) {
+    SCOPED_TRACE(forge);
+    config.strategy_params["test_strategy_forges_result"] = params_of({{"forge", forge}});
+    EXPECT_THAT(failure(config), HasSubstr("returned a malformed result from its process"));
+  }
 }
 
 TEST_F(Isolation, ManyRunsLeaveNoProcessBehind) {

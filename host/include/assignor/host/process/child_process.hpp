@@ -32,6 +32,9 @@ namespace assignor::host::process {
 struct ChildOptions {
   std::uint64_t time_ms = 60'000;  // wall-clock limit
   std::uint64_t max_bytes = 1u << 20;  // the answer's payload limit
+  // The child runs code the host does not trust (a plugin): it enters the sandbox (sandbox.hpp)
+  // before `body` runs, and `body` gets the result pipe as descriptor 3.
+  bool sandboxed = true;
 };
 
 enum class ChildEnd : std::uint8_t {
@@ -40,7 +43,7 @@ enum class ChildEnd : std::uint8_t {
   signaled,     // ended by a signal without a whole frame: status is the signal
   timed_out,    // no frame within the limit: killed
   malformed,    // wrote something that is not a frame (or too large): killed
-  not_started,  // pipe or fork failed: error says why
+  not_started,  // pipe or fork failed, or the sandbox could not be entered: error says why
 };
 
 struct ChildOutcome {
@@ -73,8 +76,10 @@ class ChildGroup {
   ChildGroup& operator=(const ChildGroup&) = delete;
 
   // Forks a child running body(write fd) (then _exit(0)); time_ms 0: no CPU-time backstop.
+  // `sandboxed`: the child enters the sandbox first (sandbox.hpp); if it cannot, it answers
+  // "sandbox-failed N" + why instead of running body.
   // Throws std::runtime_error when the pipe or the fork fails.
-  Child spawn(const std::function<void(int fd)>& body, std::uint64_t time_ms);
+  Child spawn(const std::function<void(int fd)>& body, std::uint64_t time_ms, bool sandboxed = false);
   // Waits for `pid` (spawned here) to end and returns its raw wait status.
   int reap(pid_t pid);
 
