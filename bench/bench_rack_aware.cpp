@@ -1,7 +1,7 @@
 // Rack awareness benchmarks (KIP-925).
 //
 // optimizer/<set>/<scenario>/<tasks>x<clients>: the SDK optimiser alone (optimize_rack_aware) on the
-//   assignment min_traffic starts from (high_availability_plus with keep_history: false) for a
+//   assignment min_traffic starts from (high_availability_plus with its defaults) for a
 //   generated cluster over 3 racks (4 threads per client,
 //   half the tasks stateful, 1 standby). Timed: copying the draft and optimising one set of tasks.
 //   Counters: the set's cross-rack partitions before and after, placements moved, flow graph size.
@@ -86,10 +86,10 @@ Assignment run(const std::string& strategy, const Cluster& cluster, const Assign
   return instance->assign(AssignmentInput{cluster, s, lags});
 }
 
-// What min_traffic packs before it optimises: high_availability_plus choosing by load alone.
+// What min_traffic packs before it optimises: high_availability_plus with its defaults (since SDK
+// 0.6; before, with keep_history: false).
 Assignment min_traffic_base(const Cluster& cluster, const AssignmentSettings& s, const LagModel& lags) {
-  return run("high_availability_plus", cluster, s, lags,
-             StrategyParams(std::map<std::string, std::string>{{"keep_history", "false"}}));
+  return run("high_availability_plus", cluster, s, lags);
 }
 
 AssignmentDraft to_draft(const Cluster& cluster, const AssignmentSettings& s, const Assignment& a) {

@@ -4,7 +4,9 @@
 //
 // round/<strategy>/<tasks>x<clients>: a generated scale-out (10% new clients, 4 threads, half the
 // tasks stateful, 1 standby, 2 warmups), simulated for kRounds rounds with copies catching up fully
-// (the state changes every round, as in a real run); the counter ms_per_round is the figure.
+// (the state changes every round, as in a real run) under Kafka's protocol (the default: follow-up
+// rebalances count as rounds); the counter ms_per_round is the figure. rounds_only/...: the same
+// with --protocol rounds, for the protocol's own cost.
 //
 //   build/bin/bench_simulation --benchmark_filter='round/high_availability/10000x100'
 #include <benchmark/benchmark.h>
@@ -52,7 +54,8 @@ const Cluster& cluster_for(Size size) {
   return *slot;
 }
 
-void simulate_rounds(benchmark::State& state, const host::PluginRegistry* registry, std::string strategy, Size size) {
+void simulate_rounds(benchmark::State& state, const host::PluginRegistry* registry, std::string strategy, Size size,
+                     host::Protocol protocol) {
   const Cluster& start = cluster_for(size);
   host::Config config;
   config.strategy = strategy;
@@ -60,6 +63,7 @@ void simulate_rounds(benchmark::State& state, const host::PluginRegistry* regist
   config.settings.max_warmup_replicas = 2;
   host::SimulationOptions options;
   options.max_rounds = kRounds;
+  options.protocol = protocol;
   std::uint64_t rounds = 0;
   double ms = 0;
   for (auto _ : state) {
@@ -82,11 +86,18 @@ int main(int argc, char** argv) {
   for (const char* name : {"high_availability", "least_movement", "streams_sticky"}) {
     for (const Size& size : kSizes) {
       const std::string label = fmt::format("round/{}/{}x{}", name, size.tasks, size.clients);
-      auto* b = benchmark::RegisterBenchmark(label.c_str(), simulate_rounds, &registry, std::string(name), size);
+      auto* b = benchmark::RegisterBenchmark(label.c_str(), simulate_rounds, &registry, std::string(name), size,
+                                             host::Protocol::kafka);
       b->Unit(benchmark::kMillisecond)->MeasureProcessCPUTime()->UseRealTime();
       if (size.tasks >= 100'000) b->Iterations(1);
     }
   }
+  const std::string rounds_label = "rounds_only/high_availability/10000x100";
+  benchmark::RegisterBenchmark(rounds_label.c_str(), simulate_rounds, &registry, std::string("high_availability"),
+                               Size{10'000, 100}, host::Protocol::rounds)
+      ->Unit(benchmark::kMillisecond)
+      ->MeasureProcessCPUTime()
+      ->UseRealTime();
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

@@ -28,7 +28,7 @@ elseif(ASSIGNOR_SANITIZE)
   target_link_options(assignor_sanitizers INTERFACE -fsanitize=address,undefined)
 endif()
 
-# Plugins are MODULE libraries with hidden visibility and a version script: only the Boost.DLL entry
+# Plugins are MODULE libraries with hidden visibility and a version script: only the extern "C" entry
 # point is exported. The same settings are installed for third parties (cmake/AssignorPlugin.cmake).
 include(${CMAKE_CURRENT_LIST_DIR}/AssignorPlugin.cmake)
 function(assignor_plugin_properties target)

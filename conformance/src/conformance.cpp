@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <charconv>
@@ -9,6 +10,8 @@
 #include <cctype>
 #include <cstring>
 #include <iostream>
+#include <set>
+#include <stdexcept>
 #include <string_view>
 #include <tuple>
 
@@ -21,17 +24,36 @@ constexpr const char* kKit = "conformance kit";
 }  // namespace
 
 std::string generate_command(const ScenarioSpec& s) {
+  std::string extra;
+  if (s.changed_clients)
+    extra += fmt::format(" --{} {}", s.kind == ScenarioKind::scale_in ? "leaving-clients" : "new-clients", *s.changed_clients);
+  if (s.min_end_offset != ScenarioSpec{}.min_end_offset || s.max_end_offset != ScenarioSpec{}.max_end_offset)
+    extra += fmt::format(" --changelog-offsets {}-{}", s.min_end_offset, s.max_end_offset);
+  if (s.weights != WeightDistribution::uniform) extra += fmt::format(" --weights {}", to_string(s.weights));
+  for (std::size_t i = 0; i < s.tags.size(); ++i)
+    extra += fmt::format("{}{}={}", i == 0 ? " --tags " : ",", s.tags[i].first, s.tags[i].second);
+  if (!s.end_offsets_known) extra += " --end-offsets-unknown";
+  const std::string threads =
+      s.threads_max > s.threads ? fmt::format("{}-{}", s.threads, s.threads_max) : fmt::format("{}", s.threads);
   return fmt::format(
       "assignor generate --clients {} --threads {} --subtopologies {} --partitions {} "
       "--stateful-fraction {} --nonlogged-fraction {} --standbys {} --racks {} --scenario {} --seed {}{}",
-      s.clients, s.threads, s.subtopologies, s.partitions, s.stateful_fraction, s.nonlogged_fraction,
-      s.standbys, s.racks, to_string(s.kind), s.seed, s.end_offsets_known ? "" : " --end-offsets-unknown");
+      s.clients, threads, s.subtopologies, s.partitions, s.stateful_fraction, s.nonlogged_fraction,
+      s.standbys, s.racks, to_string(s.kind), s.seed, extra);
 }
 
 std::string config_yaml(const Case& c, const std::string& strategy) {
+  std::string rack_aware;
+  if (!c.settings.rack_aware.tags.empty()) {
+    rack_aware = ", rack_aware: {tags: [";
+    for (std::size_t i = 0; i < c.settings.rack_aware.tags.size(); ++i)
+      rack_aware += (i > 0 ? ", " : "") + c.settings.rack_aware.tags[i];
+    rack_aware += "]}";
+  }
   return fmt::format(
-      "strategy: {}\nassignment: {{num_standby_replicas: {}, max_warmup_replicas: {}, acceptable_recovery_lag: {}}}\n",
-      strategy, c.settings.num_standby_replicas, c.settings.max_warmup_replicas, c.settings.acceptable_recovery_lag);
+      "strategy: {}\nassignment: {{num_standby_replicas: {}, max_warmup_replicas: {}, acceptable_recovery_lag: {}{}}}\n",
+      strategy, c.settings.num_standby_replicas, c.settings.max_warmup_replicas, c.settings.acceptable_recovery_lag,
+      rack_aware);
 }
 
 namespace {
@@ -55,8 +77,11 @@ std::string reproduction(const Case& c, const std::string& strategy, const std::
   const std::string command = assignor.empty() ? std::string("assignor") : shell_word(assignor);
   std::string config;  // one printf argument: newlines written as \n
   for (char ch : config_yaml(c, strategy)) config += ch == '\n' ? std::string("\\n") : std::string(1, ch);
-  // generate_command() names the command "assignor": the same command as the assign line.
-  const std::string generate = command + generate_command(c.spec).substr(std::string_view("assignor").size());
+  // generate_command() names the command "assignor": the same command as the assign line. A case
+  // built in code writes its cluster file out instead, on one line.
+  const std::string generate =
+      c.cluster ? "printf '%s\\n' " + shell_word(cluster_json(*c.cluster))
+                : command + generate_command(c.spec).substr(std::string_view("assignor").size());
   return fmt::format(
       "reproduce case {}:\n"
       "  {} > {}.json\n"
@@ -121,6 +146,27 @@ std::vector<Case> cases(std::uint64_t seed) {
     c.name = test_name(fmt::format("{}_unknown_end_offsets_n{}", to_string(kind), n++));
     out.push_back(c);
   }
+  // Client tags, with racks independent of them (the generator counts tag values after the rack),
+  // and tags alone over two keys; standbys spread over the tags (rack_aware.tags).
+  for (ScenarioKind kind : kinds) {
+    Case c;
+    c.spec.kind = kind;
+    c.spec.clients = static_cast<std::uint32_t>(draw(6, 18));
+    c.spec.threads = static_cast<std::uint32_t>(draw(1, 3));
+    c.spec.subtopologies = static_cast<std::uint32_t>(draw(2, 5));
+    c.spec.partitions = static_cast<std::uint32_t>(draw(3, 16));
+    const bool with_racks = (n % 2) == 0;
+    c.spec.racks = with_racks ? 3 : 0;
+    c.spec.tags = with_racks ? std::vector<std::pair<std::string, std::uint32_t>>{{"zone", 3}}
+                             : std::vector<std::pair<std::string, std::uint32_t>>{{"zone", 2}, {"cluster", 2}};
+    c.spec.standbys = with_racks ? 1 : 2;
+    c.spec.seed = rng.next() % 1'000'000;
+    c.settings.num_standby_replicas = c.spec.standbys;
+    c.settings.max_warmup_replicas = static_cast<std::uint32_t>(draw(1, 3));
+    for (const auto& [key, values] : c.spec.tags) c.settings.rack_aware.tags.push_back(key);
+    c.name = test_name(fmt::format("{}_{}_n{}", to_string(kind), with_racks ? "racks3_zones3" : "zones2_clusters2", n++));
+    out.push_back(c);
+  }
   // Sizes for the timing lines: 1k and 10k tasks.
   for (auto [clients, subs, parts] : {std::tuple{30u, 10u, 100u}, std::tuple{100u, 20u, 500u}}) {
     Case c;
@@ -135,7 +181,79 @@ std::vector<Case> cases(std::uint64_t seed) {
     c.name = fmt::format("size_{}_tasks_{}_clients", subs * parts, clients);
     out.push_back(c);
   }
+  for (Case& c : settled_groups()) out.push_back(std::move(c));
   return out;
+}
+
+Cluster cluster_of(const Case& c) { return c.cluster ? *c.cluster : generate_cluster(c.spec); }
+
+std::string cluster_json(const Cluster& cluster) {
+  using Json = nlohmann::ordered_json;
+  Json doc;
+  doc["version"] = 1;
+  doc["end_offsets_known"] = cluster.end_offsets_known;
+  auto ids = [&](const std::vector<TaskIndex>& tasks) {
+    Json list = Json::array();
+    for (TaskIndex t : tasks) list.push_back(to_string(cluster.tasks[t].id));
+    return list;
+  };
+  Json tasks = Json::array();
+  for (const Task& task : cluster.tasks) {
+    Json t;
+    t["id"] = to_string(task.id);
+    if (!task.stores.empty()) {
+      Json stores = Json::array();
+      for (const Store& store : task.stores) {
+        Json st;
+        st["name"] = store.name;
+        if (store.logged) st["changelog_end_offset"] = store.changelog_end_offset;
+        else st["logged"] = false;
+        stores.push_back(st);
+      }
+      t["stores"] = stores;
+    }
+    if (task.weight != 1.0) t["weight"] = task.weight;
+    if (!task.partitions.empty()) {
+      Json parts = Json::array();
+      for (const PartitionRef& p : task.partitions) {
+        Json part;
+        part["topic"] = p.topic;
+        part["partition"] = p.partition;
+        if (!p.racks.empty()) {
+          part["racks"] = Json::array();
+          for (RackIndex r : p.racks) part["racks"].push_back(cluster.racks[r]);
+        }
+        parts.push_back(part);
+      }
+      t["partitions"] = parts;
+    }
+    tasks.push_back(t);
+  }
+  doc["tasks"] = tasks;
+  Json clients = Json::array();
+  for (const Client& client : cluster.clients) {
+    Json c;
+    c["id"] = client.id;
+    c["threads"] = client.threads;
+    if (client.rack != kNoRack) c["rack"] = cluster.racks[client.rack];
+    if (!client.tags.empty()) c["tags"] = client.tags;
+    if (!client.previous_active.empty()) c["previous_active"] = ids(client.previous_active);
+    if (!client.previous_standby.empty()) c["previous_standby"] = ids(client.previous_standby);
+    if (!client.threads_history.empty()) {
+      Json threads = Json::object();
+      for (const ThreadHistory& th : client.threads_history)
+        threads[th.name] = Json{{"active", ids(th.previous_active)}, {"standby", ids(th.previous_standby)}};
+      c["previous_by_thread"] = threads;
+    }
+    if (!client.offset_sums.empty()) {
+      Json sums = Json::object();
+      for (const OffsetSum& o : client.offset_sums) sums[to_string(cluster.tasks[o.task].id)] = o.sum;
+      c["offset_sums"] = sums;
+    }
+    clients.push_back(c);
+  }
+  doc["clients"] = clients;
+  return doc.dump();
 }
 
 namespace {
@@ -177,11 +295,31 @@ Suite& Suite::property(std::string name, Property check) {
   return *this;
 }
 
+Suite& Suite::add_case(Case c) {
+  c.name = test_name(c.name);
+  added_.push_back(std::move(c));
+  return *this;
+}
+
+Suite& Suite::add_case(std::string name, Cluster cluster, AssignmentSettings settings) {
+  Case c;
+  c.name = std::move(name);
+  c.settings = std::move(settings);
+  c.cluster = std::make_shared<const Cluster>(std::move(cluster));
+  return add_case(std::move(c));
+}
+
+std::vector<Case> Suite::all_cases() const {
+  std::vector<Case> all = cases(options_.seed);
+  all.insert(all.end(), added_.begin(), added_.end());
+  return all;
+}
+
 void Suite::check(const Case& c) const {
   // Failures are reported at "conformance kit", not at a line of this file: a plugin author has the
   // installed kit, not its sources, and the reproduction lines say what to run.
   const ::testing::ScopedTrace trace(kKit, -1, reproduction(c, name_, options_.library, options_.assignor));
-  const Cluster cluster = generate_cluster(c.spec);
+  const Cluster cluster = cluster_of(c);
   const LagModel lags(cluster, c.settings);
   const std::shared_ptr<Strategy> strategy = factory_();
 
@@ -258,10 +396,24 @@ bool parse_number(std::string_view text, std::uint64_t& out) {
 }  // namespace
 
 void Suite::register_tests() {
-  for (const Case& c : cases(options_.seed)) {
+  const std::vector<Case> all = all_cases();
+  std::set<std::string> names;
+  for (const Case& c : all)
+    if (!names.insert(c.name).second)
+      throw std::invalid_argument("conformance: two cases are named '" + c.name + "' (add_case needs a new name)");
+  for (const Case& c : all) {
     ::testing::RegisterTest("Conformance", c.name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
                             [this, c]() -> ::testing::Test* {
                               return new CaseTest(c, [this](const Case& k) { check(k); });
+                            });
+  }
+  if (!options_.stability.enabled) return;
+  for (const Case& c : all) {
+    if (!c.settled && c.spec.subtopologies * std::uint64_t{c.spec.partitions} > options_.stability.max_tasks) continue;
+    if (c.cluster && c.cluster->task_count() > options_.stability.max_tasks) continue;
+    ::testing::RegisterTest("Stability", c.name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
+                            [this, c]() -> ::testing::Test* {
+                              return new CaseTest(c, [this](const Case& k) { check_stability(k); });
                             });
   }
 }
@@ -285,6 +437,10 @@ int Suite::run(int argc, char** argv) {
       options_.library = l;
     } else if (const char* a = value("--assignor")) {
       options_.assignor = a;
+    } else if (const char* g = value("--stability-off-generated")) {
+      options_.stability.generated_off_because = g;
+    } else if (const char* t = value("--stability-off-settled")) {
+      options_.stability.settled_groups_off_because = t;
     } else if (const char* b = value("--time-budget-ms")) {
       if (!parse_number(b, options_.time_budget_ms)) {
         std::cerr << "conformance: --time-budget-ms needs a number >= 0, got '" << b << "'\n";
@@ -304,6 +460,10 @@ int Suite::run(int argc, char** argv) {
   register_tests();
   std::cout << "conformance: strategy " << name_ << ", seed " << options_.seed;
   if (options_.time_budget_ms > 0) std::cout << ", time budget " << options_.time_budget_ms << " ms";
+  if (!options_.stability.generated_off_because.empty())
+    std::cout << "\nstability on the generated cases left out: " << options_.stability.generated_off_because;
+  if (!options_.stability.settled_groups_off_because.empty())
+    std::cout << "\nstability on the settled groups left out: " << options_.stability.settled_groups_off_because;
   std::cout << "\n";
   return RUN_ALL_TESTS();
 }

@@ -1,6 +1,7 @@
 // assignor_conformance: the conformance kit (assignor/conformance.hpp) on one plugin library.
 //
-//   assignor_conformance --plugin build/my_strategy.so [--seed N] [--time-budget-ms MS] [gtest flags]
+//   assignor_conformance --plugin build/my_strategy.so [--seed N] [--time-budget-ms MS]
+//       [--stability-off-generated REASON] [--stability-off-settled REASON] [gtest flags]
 //
 // The reproduction lines of a failure name the plugin by its absolute path and the assignor
 // command installed beside this runner (--assignor PATH overrides it).
@@ -29,7 +30,7 @@ int main(int argc, char** argv) {
     else if (arg.rfind("--plugin=", 0) == 0) plugin = arg.substr(9);
     else if (arg == "--help" || arg == "-h") {
       std::cout << "usage: assignor_conformance --plugin LIBRARY [--seed N] [--time-budget-ms MS] [--assignor PATH] "
-                   "[gtest flags]\n"
+                   "[--stability-off-generated REASON] [--stability-off-settled REASON] [gtest flags]\n"
                    "Runs the conformance suite on the strategy LIBRARY exports; see assignor/conformance.hpp.\n";
       return 0;
     } else {

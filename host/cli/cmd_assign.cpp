@@ -24,12 +24,15 @@ Command add_assign(CLI::App& parent, const Globals& globals) {
             refuse_overwriting_inputs({{"--output", o->output}}, {{"--config", o->config}, {"--cluster", o->cluster}});
             const host::Config config = host::read_config_file(o->config);
             apply_log_level(globals, &config);
-            // Plugins first: each is probed in a child process, and forking is cheaper before the
-            // cluster (100 MB for 100k tasks) is in memory.
+            // Only the plugins this run calls are opened (each probed in a child process first): the
+            // strategy now, before the cluster (100 MB for 100k tasks) is in memory, where forking is
+            // cheaper; the fallback only if the strategy fails, fallback_prior only when lags are
+            // unknown (their names are checked against the plugins' name notes up front).
             host::PluginRegistry registry;
-            load_plugins(registry, &config, o->plugin_paths);
-            const Cluster cluster = host::read_cluster_file(o->cluster, config.input_limits);
+            load_plugins(registry, &config, o->plugin_paths, PluginLoading::on_demand);
             const std::string strategy = host::strategy_to_run(config, o->strategy);
+            (void)registry.find(strategy);
+            const Cluster cluster = host::read_cluster_file(o->cluster, config.input_limits);
             const host::RunOutcome outcome = host::run_assignment(registry, config, cluster, strategy);
             if (o->format == "table") write_output(host::to_table(cluster, outcome.report), o->output);
             else write_output(host::assignment_json(cluster, outcome.report), o->output);

@@ -47,7 +47,8 @@ Command add_compare(CLI::App& parent, const Globals& globals) {
     std::vector<std::string> strategies, charts, plugin_paths;
     std::uint32_t runs = 5;
     std::optional<std::string> simulate;
-    std::optional<std::int64_t> restore_rate, rebalance_ms;
+    std::optional<std::int64_t> restore_rate, rebalance_ms, session_timeout_ms;
+    std::optional<std::string> protocol;
     std::int64_t new_data = 0;
     std::uint32_t max_rounds = 1000;
     unsigned jobs = 0;
@@ -92,6 +93,16 @@ Command add_compare(CLI::App& parent, const Globals& globals) {
                   "With --simulate: what one rebalance costs (default: the config's simulation.rebalance_ms, else 0)")
       ->check(CLI::Range(std::int64_t{0}, host::kMaxRebalanceMs))
       ->needs(simulate);
+  app->add_option("--protocol", o->protocol,
+                  "With --simulate: kafka (follow-up rebalances, session timeouts: the default) or rounds (default: "
+                  "the config's simulation.protocol)")
+      ->check(CLI::IsMember({"kafka", "rounds"}))
+      ->needs(simulate);
+  app->add_option("--session-timeout-ms", o->session_timeout_ms,
+                  "With --simulate: when a client that stopped without leaving is noticed (default: the config's "
+                  "simulation.session_timeout_ms, else 45000)")
+      ->check(CLI::Range(std::int64_t{1}, host::kMaxRebalanceMs))
+      ->needs(simulate);
   app->add_option("--new-data", o->new_data,
                   "With --simulate: offsets appended to every changelog per round (default 0), as simulate's --new-data")
       ->check(CLI::Range(std::int64_t{0}, std::numeric_limits<std::int64_t>::max()))
@@ -123,10 +134,12 @@ Command add_compare(CLI::App& parent, const Globals& globals) {
             options.runs = o->runs;
             options.jobs = o->jobs;
             if (o->simulate) {
-              host::SimulationOptions simulation;
+              host::SimulationOptions simulation = host::simulation_options(config);
               if (!o->simulate->empty()) simulation.events = host::read_events_file(*o->simulate, config.input_limits);
-              simulation.restore_rate = o->restore_rate ? o->restore_rate : config.simulation.restore_rate;
-              simulation.rebalance_ms = o->rebalance_ms.value_or(config.simulation.rebalance_ms);
+              if (o->restore_rate) simulation.restore_rate = o->restore_rate;
+              if (o->rebalance_ms) simulation.rebalance_ms = *o->rebalance_ms;
+              if (o->protocol) simulation.protocol = *o->protocol == "rounds" ? host::Protocol::rounds : host::Protocol::kafka;
+              if (o->session_timeout_ms) simulation.session_timeout_ms = *o->session_timeout_ms;
               simulation.max_rounds = o->max_rounds;
               simulation.new_data = o->new_data;
               options.simulation = std::move(simulation);

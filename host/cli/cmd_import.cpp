@@ -104,8 +104,8 @@ Command add_import(CLI::App& parent, const Globals& globals) {
               for (const auto& l : o->logs) inputs.push_back({"LOG", l});
               if (!o->streams_config.empty()) inputs.push_back({"--streams-config", o->streams_config});
               refuse_overwriting_inputs({}, inputs);
-              host::PluginRegistry registry;
-              load_plugins(registry, nullptr, {});
+              host::PluginRegistry registry;  // only high_availability is opened (kafka_replayer)
+              load_plugins(registry, nullptr, {}, PluginLoading::on_demand);
               options.replay_kafka = kafka_replayer(registry);
               host::ProgressLine progress(std::cerr, isatty(STDERR_FILENO) != 0);
               options.progress = [&progress](std::uint64_t bytes, std::size_t rebalances) {

@@ -31,10 +31,17 @@ decision. The output ends with how often each strategy gave exactly Kafka's deci
 actives, the same standby and warmup copies on each client, the same probing decision), and the
 first differences where it did not. Failed runs are listed; the exit status is 4 if any failed.
 
+With --in-time, the group's real timeline (when each rebalance happened; which processes joined,
+left, came back or restarted; how fast copies restored; the settings, said when assumed) is
+played forward in the simulator under Kafka's protocol, from rebalance --from (default the
+first): once with the strategy Kafka ran (the calibration run: its rebalances and time to
+converged should be the log's) and once per other strategy (the same events at the same times).
+
 Examples:
   assignor replay app.log --streams-config app.properties
   assignor replay imported --strategies high_availability,least_movement --report replay.html
   assignor replay imported --format csv > replay.csv
+  assignor replay imported --in-time --strategies least_movement,streams_sticky --report in-time.html
 )";
 
 }  // namespace
@@ -43,6 +50,10 @@ Command add_replay(CLI::App& parent, const Globals& globals) {
   struct Options {
     std::vector<std::string> inputs, strategies, plugin_paths;
     std::string config, format = "table", report, output, streams_config;
+    bool in_time = false;
+    std::optional<std::string> from;
+    std::optional<std::uint32_t> max_rounds;
+    unsigned jobs = 0;
     std::uint64_t max_line_mb = 32, max_file_mb = 1024;
   };
   auto o = std::make_shared<Options>();
@@ -56,6 +67,16 @@ Command add_replay(CLI::App& parent, const Globals& globals) {
   app->add_option("--format", o->format, "Output format (default table)")->check(CLI::IsMember({"table", "json", "csv"}));
   app->add_option("--report", o->report, "Also write an HTML report with a timeline to this file");
   app->add_option("--output", o->output, "Write the result here instead of stdout");
+  auto* in_time = app->add_flag("--in-time", o->in_time,
+                                "Play the real timeline forward in the simulator: Kafka's strategy (calibration) and "
+                                "each other one, the same events at the same times (DESIGN 4.10)");
+  app->add_option("--from", o->from, "With --in-time: the rebalance to start from (default the first)")->needs(in_time);
+  app->add_option("--max-rounds", o->max_rounds, "With --in-time: stop each run after this many rebalances (default 1000, or 10 per logged rebalance)")
+      ->check(CLI::Range(std::uint32_t{1}, std::uint32_t{1000000}))
+      ->needs(in_time);
+  app->add_option("--jobs", o->jobs, "With --in-time: worker processes for the runs (default 0: every core)")
+      ->check(CLI::Range(0u, 1024u))
+      ->needs(in_time);
   app->add_option("--streams-config", o->streams_config,
                   "When INPUT are logs: the application's Kafka Streams properties file")
       ->check(input_file());
@@ -98,8 +119,8 @@ Command add_replay(CLI::App& parent, const Globals& globals) {
               import.max_line_bytes = o->max_line_mb << 20;
               import.max_file_bytes = o->max_file_mb << 20;
               if (!o->streams_config.empty()) import.streams_config = o->streams_config;
-              host::PluginRegistry bundled;
-              load_plugins(bundled, nullptr, {});
+              host::PluginRegistry bundled;  // only high_availability is opened (kafka_replayer)
+              load_plugins(bundled, nullptr, {}, PluginLoading::on_demand);
               import.replay_kafka = kafka_replayer(bundled);
               const host::ImportResult imported = host::import_kafka_logs(import);
               if (imported.rebalances.empty())
@@ -111,6 +132,28 @@ Command add_replay(CLI::App& parent, const Globals& globals) {
             host::PluginRegistry registry;
             load_plugins(registry, config ? &*config : nullptr, o->plugin_paths);
             host::ProgressLine progress(std::cerr, isatty(STDERR_FILENO) != 0);
+            if (o->in_time) {
+              host::InTimeOptions options;
+              options.from = o->from;
+              options.strategies = o->strategies;
+              options.config = config;
+              options.max_rounds = o->max_rounds;
+              options.jobs = o->jobs;
+              options.progress = [&progress](std::size_t done, std::size_t total) {
+                progress.update(fmt::format("replay --in-time: {}/{} runs done", done, total));
+              };
+              const host::InTimeReplay result = host::replay_in_time(registry, dir, index, options);
+              progress.finish();
+              if (o->format == "json") write_output(host::pretty_json(host::in_time_json(result)), o->output);
+              else if (o->format == "csv") write_output(host::in_time_csv(result), o->output);
+              else write_output(host::in_time_table(result), o->output);
+              if (!o->report.empty()) write_output(host::in_time_html(result), o->report);
+              std::size_t failed = 0;
+              for (const auto& run : result.runs) failed += run.error.empty() ? 0 : 1;
+              if (failed == 0) return static_cast<int>(kOk);
+              std::cerr << fmt::format("assignor: error: {} run{} failed (see the output)\n", failed, failed == 1 ? "" : "s");
+              return static_cast<int>(kStrategyFailed);
+            }
             host::ReplayOptions options;
             options.strategies = o->strategies;
             options.config = config;

@@ -26,8 +26,9 @@ namespace {
 constexpr const char* kSimulateHelp = R"(Round k: run the strategy on the cluster state, apply the assignment, let every task a client
 holds catch up (by --catch-up offsets, or at --restore-rate offsets per second until the next
 rebalance), add --new-data offsets to every changelog, then apply the events of round k.
-Time: a rebalance costs --rebalance-ms; the next one follows at once after events, else after the
-probing interval. Each round line has at_ms; the summary has time_to_balanced_ms,
+Time: a rebalance costs --rebalance-ms; the next one follows at once after events or after an
+assignment that revoked a running task (Kafka's follow-up rebalance), else after the probing interval
+asked for; a client that stops without leaving the group is noticed after --session-timeout-ms. Each round line has at_ms; the summary has time_to_balanced_ms,
 time_to_converged_ms and, with a restore rate, restoring_task_ms (task-time actives spent restoring). The run ends when a round needs no probing rebalance, is balanced (active and
 per-thread loads at most one task apart) and no event is still to come (converged), when an
 unbalanced assignment repeats without probing (stalled), or after --max-rounds.
@@ -59,7 +60,8 @@ Command add_simulate(CLI::App& parent, const Globals& globals) {
   struct Options {
     std::string config, cluster, strategy, events, catch_up = "full", new_data = "0", report, output, final_state;
     std::uint32_t max_rounds = 1000;
-    std::optional<std::int64_t> restore_rate, rebalance_ms;
+    std::optional<std::int64_t> restore_rate, rebalance_ms, session_timeout_ms;
+    std::optional<std::string> protocol;
     std::vector<std::string> plugin_paths;
   };
   auto o = std::make_shared<Options>();
@@ -95,6 +97,14 @@ Command add_simulate(CLI::App& parent, const Globals& globals) {
   app->add_option("--rebalance-ms", o->rebalance_ms,
                   "What one rebalance costs, in ms (default: the config's simulation.rebalance_ms, else 0)")
       ->check(CLI::Range(std::int64_t{0}, host::kMaxRebalanceMs));
+  app->add_option("--protocol", o->protocol,
+                  "kafka: Kafka's protocol in time (follow-up rebalances after revocations, session timeouts, wiped "
+                  "restarts as new processes; the default), or rounds (default: the config's simulation.protocol)")
+      ->check(CLI::IsMember({"kafka", "rounds"}));
+  app->add_option("--session-timeout-ms", o->session_timeout_ms,
+                  "When a client that stopped without leaving the group is noticed (default: the config's "
+                  "simulation.session_timeout_ms, else Kafka's 45000)")
+      ->check(CLI::Range(std::int64_t{1}, host::kMaxRebalanceMs));
   app->add_option("--new-data", o->new_data, "Offsets appended to every changelog per round (default 0)")->check(offsets);
   app->add_option("--report", o->report, "Also write an HTML report of the convergence curves to this file");
   app->add_option("--output", o->output, "Write the JSON lines here instead of stdout");
@@ -107,7 +117,7 @@ Command add_simulate(CLI::App& parent, const Globals& globals) {
             const host::Config config = host::read_config_file(o->config);
             apply_log_level(globals, &config);
             Cluster cluster = host::read_cluster_file(o->cluster);
-            host::SimulationOptions options;
+            host::SimulationOptions options = host::simulation_options(config);
             if (!o->events.empty()) options.events = host::read_events_file(o->events, config.input_limits);
             host::PluginRegistry registry;
             load_plugins(registry, &config, o->plugin_paths);
@@ -115,9 +125,12 @@ Command add_simulate(CLI::App& parent, const Globals& globals) {
             options.max_rounds = o->max_rounds;
             if (o->catch_up != "full") options.catch_up = parse_offsets(o->catch_up);
             // Time or rounds: --restore-rate, else --catch-up, else the config's rate, else full per round.
+            options.restore_rate.reset();
             if (o->restore_rate) options.restore_rate = o->restore_rate;
             else if (catch_up->count() == 0) options.restore_rate = config.simulation.restore_rate;
             options.rebalance_ms = o->rebalance_ms.value_or(config.simulation.rebalance_ms);
+            if (o->protocol) options.protocol = *o->protocol == "rounds" ? host::Protocol::rounds : host::Protocol::kafka;
+            if (o->session_timeout_ms) options.session_timeout_ms = *o->session_timeout_ms;
             options.new_data = *parse_offsets(o->new_data);
 
             Output out(o->output);
@@ -139,7 +152,11 @@ Command add_simulate(CLI::App& parent, const Globals& globals) {
                               options.restore_rate ? fmt::format("{} offsets/s per copy", *options.restore_rate)
                               : options.catch_up   ? fmt::format("{} offsets per round", *options.catch_up)
                                                    : "full per round",
-                              options.rebalance_ms, options.new_data, o->events.empty() ? "none" : o->events)};
+                              options.rebalance_ms, options.new_data, o->events.empty() ? "none" : o->events),
+                  options.protocol == host::Protocol::kafka
+                      ? fmt::format("Protocol: Kafka's (follow-up rebalances after revocations, session timeout {} ms)",
+                                    options.session_timeout_ms)
+                      : std::string("Protocol: rounds only (no follow-up rebalances, no session timeout)")};
               write_output(host::simulation_html(result, context), o->report);
             }
             if (!o->final_state.empty()) write_output(host::cluster_to_json(result.final_state), o->final_state);

@@ -65,9 +65,12 @@ void apply_log_level(const Globals& globals, const host::Config* config);
 // plugins.paths; relative to the working directory.
 void add_plugin_path_option(CLI::App* app, std::vector<std::string>& paths);
 // The built-in plugin directory, the config's plugins.paths, then the --plugin-path entries (a
-// library named there must load: PluginError otherwise).
+// library named there must load: PluginError otherwise). `every_plugin` opens (probes) every plugin
+// of the directories, for commands that list or run them all; `on_demand` only indexes them by the
+// names their files claim, and the registry opens the one asked for (PluginRegistry::index_directory).
+enum class PluginLoading { every_plugin, on_demand };
 void load_plugins(host::PluginRegistry& registry, const host::Config* config,
-                  const std::vector<std::string>& plugin_paths);
+                  const std::vector<std::string>& plugin_paths, PluginLoading loading = PluginLoading::every_plugin);
 // Where a command's results go: standard output when `path` is empty or "-", else that file. Every
 // write is checked: a full disk, a closed or broken standard output is an InputError naming the
 // target and the reason (exit 2), never a success with nothing written. A file is written under a

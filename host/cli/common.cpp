@@ -37,15 +37,19 @@ void add_plugin_path_option(CLI::App* app, std::vector<std::string>& paths) {
 }
 
 void load_plugins(host::PluginRegistry& registry, const host::Config* config,
-                  const std::vector<std::string>& plugin_paths) {
+                  const std::vector<std::string>& plugin_paths, PluginLoading loading) {
   registry.set_allow_unsafe_permissions(config != nullptr && config->allow_unsafe_plugin_permissions);
   if (config != nullptr) registry.set_load_time_limit(config->strategy_limits.time_ms);
-  registry.load_directory(host::builtin_plugin_dir(), host::PluginOrigin::bundled);
+  auto add_directory = [&](const std::filesystem::path& dir, host::PluginOrigin origin) {
+    if (loading == PluginLoading::on_demand) registry.index_directory(dir, origin);
+    else registry.load_directory(dir, origin);
+  };
+  add_directory(host::builtin_plugin_dir(), host::PluginOrigin::bundled);
   if (config != nullptr)
-    for (const auto& dir : config->plugin_paths) registry.load_directory(dir);
+    for (const auto& dir : config->plugin_paths) add_directory(dir, host::PluginOrigin::external);
   for (const auto& path : plugin_paths) {
     std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) registry.load_directory(path);
+    if (std::filesystem::is_directory(path, ec)) add_directory(path, host::PluginOrigin::external);
     else registry.load(path);
   }
   if (config != nullptr) host::check_strategy_sections(registry, *config);

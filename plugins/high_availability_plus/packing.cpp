@@ -1,6 +1,7 @@
 #include "packing.hpp"
 
 #include <assignor/balance.hpp>
+#include <assignor/layered_quotas.hpp>
 #include <assignor/sticky.hpp>
 #include <assignor/tag_standbys.hpp>
 
@@ -60,13 +61,32 @@ void spread_stateful_actives_round_robin(const Cluster& cluster, AssignmentDraft
   spread_round_robin(cluster, draft, false, std::move(other_room));
 }
 
+// With history: the SDK's lag-aware sticky placement under two quota layers, the tasks with a
+// changelog under their own thread-proportional quotas and all stateful tasks under theirs (the
+// remainders to the clients that ran more of them): a previous owner keeps its tasks within its
+// quotas, the rest go to a caught-up client with room, else to the least loaded. A balanced group
+// is left as it is; a fresh one is dealt as above.
+void place_stateful_actives_sticky(const AssignmentInput& in, AssignmentDraft& draft) {
+  const Cluster& cluster = in.cluster;
+  LayeredQuotas quotas = LayeredQuotas::by_state(cluster);
+  std::vector<TaskIndex> tasks;  // the tasks with a changelog first: they keep their owners first
+  for (TaskIndex t = 0; t < cluster.task_count(); ++t)
+    if (cluster.tasks[t].has_logged_store) tasks.push_back(t);
+  for (TaskIndex t = 0; t < cluster.task_count(); ++t)
+    if (cluster.tasks[t].stateful && !cluster.tasks[t].has_logged_store) tasks.push_back(t);
+  place_actives_sticky(cluster, in.lags, draft, tasks, quotas);
+}
+
 }  // namespace
 
 WarmupPlan pack(const AssignmentInput& in, AssignmentDraft& draft, const PackOptions& options) {
   const Cluster& cluster = in.cluster;
   if (cluster.client_count() == 0) return {};
-  // 1. Stateful actives (any store), ignoring history, in proportion to threads.
-  spread_stateful_actives_round_robin(cluster, draft);
+  // 1. Stateful actives (any store), in proportion to threads: where they ran while that stays
+  //    within the quotas (sticky_target), else dealt ignoring history.
+  if (options.sticky_target) place_stateful_actives_sticky(in, draft);
+  else spread_stateful_actives_round_robin(cluster, draft);
+  const std::vector<std::uint32_t> target = active_counts(draft);
   // 2. Standbys of every logged task: previous holders first (keep_history), then the least loaded;
   //    then evened out (within equal tags when rack_aware.tags spreads them, KIP-708).
   const auto& tags = in.settings.rack_aware.tags;
@@ -84,8 +104,11 @@ WarmupPlan pack(const AssignmentInput& in, AssignmentDraft& draft, const PackOpt
   WarmupPlanOptions warmups;
   warmups.keep_on_current_owner = options.keep_history;
   const WarmupPlan plan = plan_warmups(cluster, in.settings, in.lags, draft, warmups);
-  // 4. Stateless tasks by active load.
-  fill_stateless_by_active_load(cluster, draft);
+  // 4. Stateless tasks: with a sticky target, back to their owners within the share of all tasks,
+  //    counted against the target (not the actives that run while warmups catch up, which would
+  //    move them every round); else by active load.
+  if (options.sticky_target) fill_stateless_sticky(cluster, draft, target);
+  else fill_stateless_by_active_load(cluster, draft);
   return plan;
 }
 

@@ -1,16 +1,21 @@
 // min_traffic: KIP-925 rack awareness, ours. high_availability_plus's packing (its packing.hpp, with
-// keep_history off: the optimiser's non-overlap cost is this strategy's stickiness),
-// then the SDK's min-cost-flow optimiser (assignor/rack_aware.hpp) on the stateful actives, the
-// standbys and the stateless actives, so that as few input partitions as possible are read from
-// another rack.
+// its defaults: a sticky target and history kept), then the SDK's min-cost-flow optimiser
+// (assignor/rack_aware.hpp) on the stateful actives, the standbys and the stateless actives, so
+// that as few input partitions as possible are read from another rack.
 //
 // The optimiser runs last, on the finished assignment, and re-places each set at unchanged
 // per-client counts: every client holds as many actives, standbys and warmups as under
-// high_availability_plus with keep_history: false. A stateful active only moves to a caught-up client (or, when nobody is
+// high_availability_plus. A stateful active only moves to a caught-up client (or, when nobody is
 // caught up, one at least as caught up): never a restoring active. Kafka instead optimises before
 // its movement step (high_availability does that with rack_aware.strategy set), so the movement step
 // can undo part of the gain. Costs: rack_aware.traffic_cost / non_overlap_cost, else Kafka's
 // high-availability defaults 10 / 1; stateless actives always 1 / 0.
+//
+// Until SDK 0.6 it packed with keep_history off and a target dealt ignoring history, counting on
+// the optimiser's non-overlap cost for stickiness; but that cost only weighs moves away from the
+// dealt target, not from where tasks run, so a settled group was re-dealt every rebalance (the
+// conformance kit's stability property: 22 of 22 actives moved on its settled group with one
+// standby, and a generated 3-rack group never settled again).
 //
 // rack_aware.strategy `none` (the default) means min_traffic here, since optimising is the point of
 // this strategy; `balance_subtopology` adds Kafka's per-sub-topology bound. Without racks
@@ -30,7 +35,7 @@ class MinTraffic final : public Strategy {
 
   Assignment assign(const AssignmentInput& in) override {
     AssignmentDraft draft(in.cluster, in.settings.num_standby_replicas);
-    const WarmupPlan plan = ha_plus::pack(in, draft, {.keep_history = false});
+    const WarmupPlan plan = ha_plus::pack(in, draft);
     AssignmentSettings settings = in.settings;
     if (settings.rack_aware.strategy == RackAwareStrategy::none)
       settings.rack_aware.strategy = RackAwareStrategy::min_traffic;

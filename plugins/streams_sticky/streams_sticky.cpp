@@ -2,7 +2,7 @@
 // new Streams rebalance protocol; org.apache.kafka.coordinator.group.streams.assignor), followed by
 // the KIP-1071 assignment refiner (assignor/refiner.hpp). Parameter `kafka_version` says which
 // Kafka's: "trunk-058944c" (default), apache/kafka commit 058944c8144d (unreleased trunk, where the
-// recorded answers of ../shared/kafka-golden/streams_sticky come from: all equal); "4.4", the
+// recorded answers of tests/data/kafka-golden/streams_sticky come from: all equal); "4.4", the
 // released kafka-group-coordinator 4.4.0, what a Kafka 4.4 broker runs (equal to that jar on 300 of
 // 300 generated groups and the 36 recorded inputs: the bridge's StreamsGroupDifferentialTest).
 //

@@ -241,19 +241,48 @@ void fill_by_total_load(const Cluster& cluster, AssignmentDraft& draft, std::spa
 }
 
 std::uint64_t fill_stateless_sticky(const Cluster& cluster, AssignmentDraft& draft) {
-  if (cluster.client_count() == 0) return 0;
-  const auto quota = proportional_quotas(cluster, cluster.task_count());
+  return fill_stateless_sticky(cluster, draft, active_counts(draft));
+}
+
+std::uint64_t fill_stateless_sticky(const Cluster& cluster, AssignmentDraft& draft,
+                                    std::span<const std::uint32_t> target_actives) {
+  const std::size_t n = cluster.client_count();
+  if (n == 0) return 0;
+  if (target_actives.size() != n) throw std::invalid_argument("fill_stateless_sticky: one target count per client");
   const auto owner = cluster.previous_active_owner();
+  // The remainder of the shares to the clients that ran more tasks: a balanced group keeps its layout.
+  std::vector<std::uint32_t> held(n, 0);
+  for (TaskIndex t = 0; t < cluster.task_count(); ++t)
+    if (owner[t] != kNoClient) ++held[owner[t]];
+  const auto quota = proportional_quotas(cluster, cluster.task_count(), held);
+  std::vector<std::uint32_t> count(target_actives.begin(), target_actives.end());
   std::uint64_t kept = 0;
+  std::vector<TaskIndex> rest;
   for (TaskIndex t = 0; t < cluster.task_count(); ++t) {
     if (cluster.tasks[t].stateful || draft.active(t) != kNoClient) continue;
     const ClientIndex c = owner[t];
-    if (c == kNoClient || draft.active_count(c) >= quota[c]) continue;
+    if (c == kNoClient || count[c] >= quota[c]) {
+      rest.push_back(t);
+      continue;
+    }
     draft.set_active(t, c);
+    ++count[c];
     ++kept;
   }
-  fill_stateless_by_active_load(cluster, draft);
+  if (rest.empty()) return kept;
+  LoadQueue queue(client_threads(cluster), std::move(count));
+  for (TaskIndex t : rest) {
+    const ClientIndex c = queue.least();
+    draft.set_active(t, c);
+    queue.add(c, 1);
+  }
   return kept;
+}
+
+std::vector<std::uint32_t> active_counts(const AssignmentDraft& draft) {
+  std::vector<std::uint32_t> out(draft.client_count());
+  for (ClientIndex c = 0; c < out.size(); ++c) out[c] = draft.active_count(c);
+  return out;
 }
 
 }  // namespace assignor

@@ -1,5 +1,7 @@
 #include "assignor/java_order.hpp"
 
+#include <utf8.h>
+
 #include <algorithm>
 #include <charconv>
 #include <string>
@@ -29,37 +31,22 @@ constexpr std::size_t kMinTreeifyCapacity = 64;
 std::int32_t java_string_hash(std::string_view utf8) noexcept {
   std::uint32_t h = 0;
   auto unit = [&](std::uint32_t u) { h = 31 * h + u; };
-  std::size_t i = 0;
-  while (i < utf8.size()) {
-    const auto b = static_cast<unsigned char>(utf8[i]);
+  // Java decodes each byte that does not start a valid UTF-8 sequence as U+FFFD (one unit each).
+  auto it = utf8.begin();
+  while (it != utf8.end()) {
     std::uint32_t cp = 0xFFFD;
-    std::size_t len = 1;
-    if (b < 0x80) {
-      cp = b;
-    } else {
-      const std::size_t need = b >= 0xF0 && b < 0xF5 ? 4 : b >= 0xE0 ? 3 : b >= 0xC2 && b < 0xE0 ? 2 : 0;
-      if (need != 0 && i + need <= utf8.size()) {
-        std::uint32_t v = need == 2 ? (b & 0x1Fu) : need == 3 ? (b & 0x0Fu) : (b & 0x07u);
-        bool ok = true;
-        for (std::size_t k = 1; k < need; ++k) {
-          const auto c = static_cast<unsigned char>(utf8[i + k]);
-          if ((c & 0xC0) != 0x80) ok = false;
-          v = (v << 6) | (c & 0x3Fu);
-        }
-        const bool shortest = (need == 3 && v >= 0x800) || (need == 4 && v >= 0x10000) || need == 2;
-        if (ok && shortest && v <= 0x10FFFF && (v < 0xD800 || v > 0xDFFF)) {
-          cp = v;
-          len = need;
-        }
-      }
+    const auto start = it;
+    try {
+      cp = utf8::next(it, utf8.end());
+    } catch (const utf8::exception&) {
+      it = start + 1;
     }
-    if (cp >= 0x10000) {
+    if (cp >= 0x10000) {  // a surrogate pair in UTF-16
       unit(0xD800 + ((cp - 0x10000) >> 10));
       unit(0xDC00 + ((cp - 0x10000) & 0x3FF));
     } else {
       unit(cp);
     }
-    i += len;
   }
   return static_cast<std::int32_t>(h);
 }

@@ -111,6 +111,21 @@ Lag LagModel::lag(TaskIndex task, ClientIndex client) const noexcept {
   return default_lag(task);
 }
 
+std::optional<std::int64_t> LagModel::offsets_behind(TaskIndex task, ClientIndex client) const noexcept {
+  if (!stateful_[task]) return 0;
+  const Lag l = lag(task, client);
+  if (l.kind == LagKind::running) return 0;
+  if (l.kind == LagKind::known) return l.offsets;
+  return std::nullopt;
+}
+
+bool LagModel::has_state(TaskIndex task, ClientIndex client) const noexcept {
+  const auto entries = entries_by_client(task);
+  const auto it = std::lower_bound(entries.begin(), entries.end(), client,
+                                   [](const Entry& e, ClientIndex c) { return e.client < c; });
+  return it != entries.end() && it->client == client;
+}
+
 bool LagModel::everyone_caught_up(TaskIndex task) const noexcept {
   return stateful_[task] && end_offsets_known_ && end_sum_[task] <= acceptable_;
 }

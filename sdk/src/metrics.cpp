@@ -4,6 +4,7 @@
 #include <limits>
 #include <utility>
 
+#include "assignor/standby_spread.hpp"
 #include "assignor/tag_standbys.hpp"
 #include "assignor/weighted.hpp"
 
@@ -102,37 +103,15 @@ Metrics compute_metrics(const Cluster& cluster, const AssignmentSettings& settin
 
   // Actives with a logged store per thread.
   std::vector<std::uint32_t> logged_count(n_clients, 0);
-  std::vector<ClientIndex> active_of(cluster.task_count(), kNoClient);
   for (const auto& p : assignment.actives) {
-    active_of[p.task] = p.client;
     if (cluster.tasks[p.task].has_logged_store) ++logged_count[p.client];
   }
   m.stateful_load_spread = spread(logged_count, cluster);
 
-  // Standbys beside their active: by tag values (rack_aware.tags), else by rack.
-  const auto& tag_keys = settings.rack_aware.tags;
-  const bool any_rack = std::any_of(cluster.clients.begin(), cluster.clients.end(),
-                                    [](const Client& c) { return c.rack != kNoRack; });
-  if (!tag_keys.empty() || any_rack) {
-    m.colocated_standbys = 0;
-    for (const auto& p : assignment.standbys) {
-      const ClientIndex a = active_of[p.task];
-      if (a == kNoClient) continue;
-      const Client& active = cluster.clients[a];
-      const Client& standby = cluster.clients[p.client];
-      bool together = false;
-      if (!tag_keys.empty()) {
-        together = std::all_of(tag_keys.begin(), tag_keys.end(), [&](const std::string& key) {
-          const auto ta = active.tags.find(key);
-          const auto tb = standby.tags.find(key);
-          return ta != active.tags.end() && tb != standby.tags.end() && ta->second == tb->second;
-        });
-      } else {
-        together = active.rack != kNoRack && active.rack == standby.rack;
-      }
-      if (together) ++*m.colocated_standbys;
-    }
-  }
+  // Standbys beside their active (DESIGN 4.5): in its rack (when clients have racks), or with all
+  // of its values of rack_aware.tags (when set); either counts.
+  const StandbyDomains domains = StandbyDomains::of_metrics(cluster, settings);
+  if (domains.dimensions() > 0) m.colocated_standbys = colocated_standbys(domains, assignment);
   m.standbys = assignment.standbys.size();
   m.warmups = assignment.warmups.size();
   for (TaskIndex t = 0; t < cluster.task_count(); ++t)

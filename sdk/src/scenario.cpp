@@ -319,7 +319,9 @@ Cluster generate_cluster(const ScenarioSpec& spec) {
     client.threads = thread_range ? static_cast<std::uint32_t>(threads.between(spec.threads, spec.threads_max))
                                   : spec.threads;
     if (spec.racks > 0) client.rack = i % spec.racks;
-    std::uint64_t digit = i;
+    // The rack is the fastest digit, the tag keys the next ones: racks and tag values independent
+    // (with racks 3 and zone=3, rack k is not zone k: every (rack, zone) pair before a repeat).
+    std::uint64_t digit = spec.racks > 0 ? i / spec.racks : i;
     for (const auto& [key, values] : spec.tags) {
       client.tags[key] = fmt::format("{}-{}", key, digit % values);
       digit /= values;

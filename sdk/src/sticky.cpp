@@ -177,12 +177,6 @@ struct PreviousStandbyHolders {
   }
 };
 
-std::vector<std::uint32_t> active_counts(const AssignmentDraft& draft) {
-  std::vector<std::uint32_t> counts(draft.client_count());
-  for (ClientIndex c = 0; c < counts.size(); ++c) counts[c] = draft.active_count(c);
-  return counts;
-}
-
 std::vector<std::uint32_t> total_counts(const AssignmentDraft& draft) {
   std::vector<std::uint32_t> counts(draft.client_count());
   for (ClientIndex c = 0; c < counts.size(); ++c) counts[c] = draft.total_count(c);

@@ -15,20 +15,34 @@ build tree, with the built `assignor` first on PATH:
   are paths and versions; an `assignor: error:` line shown means the command must fail with it;
 - each `--help` "Example:" command runs and must exit 0.
 
+Benchmark binaries (Google Benchmark) run with BENCHMARK_MIN_TIME=0.01 in their environment: every
+benchmark a command names still runs, with every repetition it asks for, but briefly (how long a
+benchmark measures is a measuring run's choice; the doc's figures come from such runs).
+
 A ```sh block that cannot run here starts with a visible line `# not run in tests: <reason>`
 (scripts/test itself, installs into $HOME, placeholders for the user's own files, benchmark runs
 that take minutes); the test lists those with their reasons. Each command is capped in time.
 
-Usage: doc_commands.py BUILD_DIR SOURCE_DIR WORK_DIR
+One page at a time, so that ctest runs the pages in parallel (tests/cli/CMakeLists.txt makes one
+test per page: cli.docs.README.md, cli.docs.strategies.md, ..., and cli.docs.help_examples); each
+page runs in a scratch directory of its own, its blocks in order (a block may use what an earlier
+block of its page made). --pages-tested fails when a page with commands to run is not among the
+pages given, so that no page is left without its test.
+
+Usage: doc_commands.py BUILD_DIR SOURCE_DIR WORK_DIR [PAGE... | --help-examples]   (none: everything)
+       doc_commands.py --pages-tested SOURCE_DIR PAGE...
 """
 import glob
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 
-TIME_CAP_S = 600
+# A guard against a hang, not a speed check: generous, because a block of docs/benchmarks.md takes
+# about 75 s of CPU and the machine may be shared.
+TIME_CAP_S = 1500
 SKIP_MARKER = re.compile(r"^#\s*not run in tests:\s*(.+)$")
 SUBCOMMANDS = ["assign", "validate", "plugins", "generate", "compare", "simulate", "import kafka-log",
                "import streams-group", "replay", "sweep"]
@@ -38,6 +52,10 @@ STAND_INS = {
     "app-1.log": os.path.join("tests", "fuzz", "seeds", "kafka_log", "logback-2.6.log"),
 }
 APP_PROPERTIES = "application.id=orders\nnum.standby.replicas=1\nmax.warmup.replicas=2\n"
+# ... and these are made for them: big.json is the 100,000-task group docs/benchmarks.md generates.
+GENERATED_STAND_INS = {
+    "big.json": "assignor generate --clients 1000 --threads 4 --subtopologies 10 --partitions 10000 > big.json",
+}
 # Pages whose every block another test runs as a reader would.
 COVERED_ELSEWHERE = {
     os.path.join("docs", "writing-a-strategy.md"):
@@ -127,6 +145,7 @@ class Runner:
         self.build, self.source, self.work = build, source, work
         self.env = dict(os.environ, PATH=os.path.join(build, "bin") + os.pathsep + os.environ.get("PATH", ""))
         self.env.pop("ASSIGNOR_JOBS", None)
+        self.env["BENCHMARK_MIN_TIME"] = "0.01"
         self.failures, self.ran, self.skipped = [], 0, []
 
     def prepare(self):
@@ -143,11 +162,18 @@ class Runner:
             f.write(APP_PROPERTIES)
 
     def run(self, script):
-        try:
-            return subprocess.run(["bash", "-e", "-o", "pipefail", "-c", script], cwd=self.work, env=self.env,
-                                  capture_output=True, text=True, timeout=TIME_CAP_S)
-        except subprocess.TimeoutExpired:
-            return None
+        """The script's CompletedProcess, or None past the time cap. It runs in a session of its own,
+        so that a command that does not finish is killed with everything it started."""
+        with subprocess.Popen(["bash", "-e", "-o", "pipefail", "-c", script], cwd=self.work, env=self.env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              start_new_session=True) as p:
+            try:
+                out, err = p.communicate(timeout=TIME_CAP_S)
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.communicate()
+                return None
+            return subprocess.CompletedProcess(p.args, p.returncode, out, err)
 
     def fail(self, where, what):
         self.failures.append(f"{where}: {what}")
@@ -192,6 +218,10 @@ class Runner:
                           "\n--- command\n" + "\n".join(actual))
 
     def help_examples(self):
+        for name, command in GENERATED_STAND_INS.items():
+            run = self.run(command)
+            if run is None or run.returncode != 0:
+                self.fail(f"the stand-in {name}", f"{command} failed")
         for sub in SUBCOMMANDS:
             run = self.run(f"assignor {sub} --help")
             if run is None or run.returncode != 0:
@@ -227,25 +257,55 @@ class Runner:
                     self.fail(f"assignor {sub} --help example", f"{command}: exit {run.returncode}\n{run.stderr[-2000:]}")
 
 
+def runnable_blocks(page):
+    """The blocks of a page the test runs: ```sh / ```bash blocks and `$ ` transcripts."""
+    return [(line, lang, body) for line, lang, body in blocks_of(page)
+            if lang in ("sh", "bash") or (lang == "" and any(l.startswith("$ ") for l in body.splitlines()))]
+
+
+def all_pages(source):
+    return [os.path.join(source, "README.md")] + sorted(glob.glob(os.path.join(source, "docs", "*.md")))
+
+
+def pages_tested(source, names):
+    """Every page with runnable blocks is one of `names` (or is covered by another test)."""
+    missing = [os.path.relpath(p, source) for p in all_pages(source)
+               if runnable_blocks(p) and os.path.relpath(p, source) not in set(names) | set(COVERED_ELSEWHERE)]
+    for name in missing:
+        print(f"FAILED {name} has commands to run but no cli.docs test: re-run CMake (tests/cli/CMakeLists.txt)")
+    print(f"{len(names)} pages tested, {len(missing)} pages with commands and no test")
+    return 1 if missing else 0
+
+
 def main():
-    if len(sys.argv) != 4:
+    if len(sys.argv) >= 3 and sys.argv[1] == "--pages-tested":
+        return pages_tested(os.path.abspath(sys.argv[2]), sys.argv[3:])
+    if len(sys.argv) < 4:
         sys.exit(__doc__)
-    build, source, work = (os.path.abspath(p) for p in sys.argv[1:])
+    build, source, work = (os.path.abspath(p) for p in sys.argv[1:4])
+    selection = sys.argv[4:]
     runner = Runner(build, source, work)
     runner.prepare()
-    pages = [os.path.join(source, "README.md")] + sorted(glob.glob(os.path.join(source, "docs", "*.md")))
+    pages = all_pages(source)
+    if selection:
+        pages = [os.path.join(source, name) for name in selection if name != "--help-examples"]
+        for page in pages:
+            if not os.path.isfile(page):
+                print(f"FAILED {page}: no such page")
+                return 1
     for page in pages:
         name = os.path.relpath(page, source)
         if name in COVERED_ELSEWHERE:
             runner.skipped.append(f"{name}: {COVERED_ELSEWHERE[name]}")
             continue
-        for line, lang, body in blocks_of(page):
+        for line, lang, body in runnable_blocks(page):
             where = f"{name}:{line}"
             if lang in ("sh", "bash"):
                 runner.sh_block(where, body)
-            elif lang == "" and any(l.startswith("$ ") for l in body.splitlines()):
+            else:
                 runner.transcript_block(where, body)
-    runner.help_examples()
+    if not selection or "--help-examples" in selection:
+        runner.help_examples()
     # Commands that regenerate the bundled examples must give back the same bytes.
     for path in sorted(glob.glob(os.path.join(work, "examples", "**", "*"), recursive=True)):
         rel = os.path.relpath(path, work)

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Runs a command and checks its exit status and output: the driver of the command-line tests.
 
-usage: expect.py --exit N [--stderr S]... [--stdout S]... [--no-stdout S]... [--timeout SECONDS]
+usage: expect.py --exit N [--stderr S]... [--stdout S]... [--no-stdout S]... [--no-stderr S]...
+                 [--timeout SECONDS]
                  [--from-file CASE] -- CMD ARGS...
 
 --from-file CASE reads expectations from lines of CASE that start with '# expect-exit: N' and
@@ -19,6 +20,7 @@ def main():
     ap.add_argument("--stderr", action="append", default=[])
     ap.add_argument("--stdout", action="append", default=[])
     ap.add_argument("--no-stdout", action="append", default=[])  # texts that must not appear on stdout
+    ap.add_argument("--no-stderr", action="append", default=[])  # texts that must not appear on stderr
     ap.add_argument("--timeout", type=float, default=120)
     ap.add_argument("--from-file")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
@@ -50,6 +52,9 @@ def main():
     for s in a.no_stdout:
         if s in p.stdout:
             problems.append(f"stdout has {s!r}")
+    for s in a.no_stderr:
+        if s in p.stderr:
+            problems.append(f"stderr has {s!r}")
     if problems:
         print("command:", " ".join(cmd))
         print("--- stdout ---\n" + p.stdout[-4000:])

@@ -1,10 +1,10 @@
 # Checks `assignor generate ${ARGS} --seed ${SEED}`:
 #   - two runs (one to --output, one to stdout) give the same bytes; another seed, other bytes;
 #   - tests/cli/generate_reference.py, written from docs/generation.md alone, gives the same bytes;
-#   - `assignor assign` accepts the file, and (when shared/tools/check-assignment is beside the
-#     checkout) the independent checker accepts the assignment.
+#   - `assignor assign` accepts the file, and the independent checker (tests/tools/check_assignment.py)
+#     accepts the assignment.
 # Variables: CLI, ARGS (space-separated, without --seed), SEED, PYTHON, REFERENCE, CONFIG, WORK,
-# CHECKER (optional).
+# CHECKER.
 separate_arguments(args UNIX_COMMAND "${ARGS}")
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
@@ -44,10 +44,8 @@ run("generate_reference.py" ${PYTHON} ${REFERENCE} ${args} --seed ${SEED} OUTPUT
 expect_same(${WORK}/first.json ${WORK}/reference.json "the command and docs/generation.md (generate_reference.py)")
 
 run("assignor assign" ${CLI} assign --config ${CONFIG} --cluster ${WORK}/first.json --output ${WORK}/assignment.json)
-if(CHECKER AND EXISTS ${CHECKER})
-  execute_process(COMMAND ${PYTHON} ${CHECKER} ${WORK}/first.json ${WORK}/assignment.json --kind ha --standbys 1 --warmups 2
-                  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "check-assignment found problems:\n${out}${err}")
-  endif()
+execute_process(COMMAND ${PYTHON} ${CHECKER} ${WORK}/first.json ${WORK}/assignment.json --kind ha --standbys 1 --warmups 2
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "check_assignment.py found problems:\n${out}${err}")
 endif()

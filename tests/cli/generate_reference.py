@@ -189,8 +189,8 @@ def generate(a):
         if R > 0:
             line += ', "rack": "rack-%d"' % (i % R)
         if tags:
-            values, digit = {}, i
-            for key, n in tags:  # mixed radix, first key fastest
+            values, digit = {}, (i // R if R > 0 else i)
+            for key, n in tags:  # mixed radix after the rack, first key fastest
                 values[key] = "%s-%d" % (key, digit % n)
                 digit //= n
             line += ', "tags": {' + ", ".join('"%s": "%s"' % (k, values[k]) for k in sorted(values)) + "}"

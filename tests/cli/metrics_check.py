@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """The state-aware metrics (DESIGN 4.5: stateful_load_spread, stale_standbys, copy_restore_offsets,
 colocated_standbys) as every bundled strategy's output reports them equal what
-shared/tools/check-assignment --metrics recomputes from the files alone, on clusters with and
-without racks and tags. Exit 77 (skipped) without shared/.
+tests/tools/check_assignment.py --metrics recomputes from the files alone, on clusters with and
+without racks and tags.
 
 usage: metrics_check.py ASSIGNOR CHECKER EXAMPLES_DIR WORK_DIR
 """
+import importlib.util
 import json
 import os
 import subprocess
@@ -17,10 +18,12 @@ def run(cmd):
 
 
 def main():
+    global check_assignment
     assignor, checker, examples, work = sys.argv[1:5]
-    if not os.path.exists(checker):
-        print(f"independent checker not found at {checker}: skipped")
-        return 77
+    # The checker runs in this process (check()): 81 outputs, one Python start each, cost more than the checks.
+    spec = importlib.util.spec_from_file_location("check_assignment", checker)
+    check_assignment = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(check_assignment)
     os.makedirs(work, exist_ok=True)
     racks = os.path.join(work, "racks.json")
     with open(racks, "w") as f:
@@ -56,15 +59,19 @@ def main():
                 print(f"FAIL {strategy} on {cluster}: exit {p.returncode}: {p.stderr[-300:]}")
                 failures += 1
                 continue
-            c = run([sys.executable, checker, cluster, out, "--kind", "any", "--lag", "10000", "--standbys", "1",
-                     "--warmups", "2", "--metrics", *extra])
-            recomputed = json.loads(c.stdout.splitlines()[0])
+            status, lines = check_assignment.check([cluster, out, "--kind", "any", "--lag", "10000", "--standbys", "1",
+                                                    "--warmups", "2", "--metrics", *extra])
+            if status == 2 or not lines:
+                print(f"FAIL {strategy} on {os.path.basename(cluster)}: the checker cannot read it: {lines}")
+                failures += 1
+                continue
+            recomputed = json.loads(lines[0])
             with open(out) as f:
                 reported = json.load(f)["metrics"]
             wrong = [f"{k}: reported {reported.get(k)}, recomputed {v}" for k, v in recomputed.items()
                      if (v is None) != (reported.get(k) is None) or (v is not None and abs(float(v) - float(reported[k])) > 1e-9)]
-            if c.returncode != 0 or wrong:
-                print(f"FAIL {strategy} on {os.path.basename(cluster)}:\n  " + "\n  ".join(wrong + c.stdout.splitlines()[1:]))
+            if status != 0 or wrong:
+                print(f"FAIL {strategy} on {os.path.basename(cluster)}:\n  " + "\n  ".join(wrong + lines[1:]))
                 failures += 1
             checked += 1
     print(f"{checked} outputs checked, {failures} disagreement(s)")

@@ -2,7 +2,8 @@
 """Mutates the bundled cluster files and checks that `assignor assign` never does anything but
 succeed with a valid assignment or exit 2 with a message naming the file.
 
-usage: mutate_clusters.py --assignor BIN --config C [--seed N] [--count K] [--timeout S] [--work DIR] FILE...
+usage: mutate_clusters.py --assignor BIN --config C [--seed N] [--count K] [--shard J/M] [--timeout S]
+                          [--work DIR] FILE...
 
 Each case i derives its own random generator from (seed, i), so a failure is reproduced with
 `--seed N --only i`. A case edits one file: as bytes (bit flips, interesting characters and
@@ -12,7 +13,8 @@ duplicated, ids swapped or repointed, clients cloned) and written back as YAML o
   exit 0 -> the output must be JSON that `assignor validate` accepts (exit 0) for that cluster;
   exit 2 -> stderr must be one 'assignor: error: ' message that names the mutated file;
   anything else (a crash, a hang past --timeout, exit 1, 3 or 4) fails the test.
-Failing inputs are kept in --work for a look.
+Failing inputs are kept in --work for a look. --shard J/M runs the cases i with i % M == J - 1 (ctest
+runs the shards in parallel; together they are the K cases of one run).
 """
 import argparse
 import copy
@@ -173,13 +175,25 @@ def plausible_mutation(rng, doc):
     return doc
 
 
+NOT_YAML = object()
+PARSED = {}  # source bytes -> its document, parsed once (the mutations work on deep copies)
+
+
+def parsed(data):
+    if data not in PARSED:
+        try:
+            PARSED[data] = yaml.safe_load(data)
+        except yaml.YAMLError:
+            PARSED[data] = NOT_YAML
+    return PARSED[data]
+
+
 def mutate(rng, data, suffix):
     roll = rng.random()
     if roll < 0.45:
         return byte_mutation(rng, data)
-    try:
-        doc = yaml.safe_load(data)
-    except yaml.YAMLError:
+    doc = parsed(data)
+    if doc is NOT_YAML:
         return byte_mutation(rng, data)
     doc = plausible_mutation(rng, doc) if roll < 0.7 and isinstance(doc, dict) else structure_mutation(rng, doc)
     if suffix == ".json" or rng.random() < 0.3:
@@ -241,12 +255,16 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--count", type=int, default=200)
     ap.add_argument("--only", type=int, help="run this one case")
+    ap.add_argument("--shard", default="1/1", help="J/M: the cases i with i %% M == J - 1 (default 1/1: all)")
     ap.add_argument("--timeout", type=float, default=60)
     ap.add_argument("--work", default="mutations")
     ap.add_argument("files", nargs="+")
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
-    cases = [args.only] if args.only is not None else range(args.count)
+    shard, shards = (int(x) for x in args.shard.split("/"))
+    if not 1 <= shard <= shards:
+        ap.error(f"--shard {args.shard}: J must be 1 to M")
+    cases = [args.only] if args.only is not None else [i for i in range(args.count) if i % shards == shard - 1]
     counts = {}
     failures = []
     for i in cases:

@@ -2,7 +2,8 @@
 """Every kind of HTML report, rendered by a real browser (headless Chromium).
 
 The XML checks elsewhere prove that each report is well formed; this proves that a browser draws
-it: Chromium loads each page (compare, compare --simulate, simulate, sweep, replay), must log no
+it: Chromium loads each page (compare, compare --simulate, simulate, sweep, replay, replay
+--in-time), must log no
 console message (an SVG attribute it cannot draw is logged there, e.g. "Error: <polyline>
 attribute points: Expected number"), and its DOM must hold every <svg> of the file, each with
 drawn content. Fails when Chromium is missing: scripts/deps installs it.
@@ -46,6 +47,8 @@ def make_reports(cli, examples, log, work):
          [cli, "sweep", "--config", config, "--scenarios", scenarios, "--vary",
           "assignment.max_warmup_replicas=1,2,4", "--jobs", "2"]),
         ("replay", out("replay.html"), [cli, "replay", log]),
+        ("replay --in-time", out("replay-in-time.html"),
+         [cli, "replay", log, "--in-time", "--strategies", "least_movement,streams_sticky", "--jobs", "1"]),
     ]
     for label, path, command in runs:
         p = subprocess.run(command + ["--report", path], capture_output=True, text=True)

@@ -46,6 +46,32 @@ int main(int argc, char** argv) {
     ++g_property_runs;
     EXPECT_LE(run.metrics.active_load_spread, 1.0);
   });
+  // Cases of the test's own: a generated one with zones, and one built in code.
+  conformance::Case zones;
+  zones.name = "own_scale_out_racks_and_zones";
+  zones.spec.kind = ScenarioKind::scale_out;
+  zones.spec.clients = 9;
+  zones.spec.threads = 2;
+  zones.spec.subtopologies = 3;
+  zones.spec.partitions = 8;
+  zones.spec.racks = 3;
+  zones.spec.tags = {{"zone", 3}};
+  zones.settings.num_standby_replicas = 1;
+  zones.settings.rack_aware.tags = {"zone"};
+  suite.add_case(zones);
+  Cluster own;
+  for (std::int32_t p = 0; p < 6; ++p) {
+    Task t;
+    t.id = TaskId{0, p};
+    own.tasks.push_back(t);
+  }
+  for (const char* id : {"a", "b", "c"}) {
+    Client client;
+    client.id = id;
+    own.clients.push_back(client);
+  }
+  own.finalize();
+  suite.add_case("own_stateless_built_in_code", own, AssignmentSettings{});
   if (failing)
     suite.property("an impossible property", [](const conformance::Run& run) {
       EXPECT_EQ(run.metrics.active_moves, run.cluster.task_count() + 1) << "as intended";
@@ -53,7 +79,7 @@ int main(int argc, char** argv) {
   const int status = suite.run(static_cast<int>(args.size()), args.data());
   // The property ran on every case that passed the built-in checks; a kit that skipped it would
   // pass here without checking anything.
-  const auto cases = conformance::cases(suite.options().seed).size();
+  const auto cases = suite.all_cases().size();
   if (status == 0 && ::testing::GTEST_FLAG(filter) == "*" && g_property_runs != static_cast<int>(cases)) {
     std::fprintf(stderr, "the property ran %d times for %zu cases\n", g_property_runs, cases);
     return 1;

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """An independent, deliberately literal model of Kafka Streams 3.x's HighAvailabilityTaskAssignor.
 
-Written from the facts in shared/reference/kafka-assignors.md (section 2.1) and Kafka's behaviour,
+Written from Kafka's published source (the class's steps as Kafka takes them) and Kafka's behaviour,
 not from our C++: it keeps Kafka's data structures where they can change a result, which the C++
 strategy replaces by faster equivalents:
   - balanceTasksOverThreads as Kafka's full quadratic passes over every ordered client pair, with
@@ -13,7 +13,7 @@ strategy replaces by faster equivalents:
 Client ids stand for Kafka's UUIDs in the same order. Rack awareness and client tags are not
 modelled (the golden answers were recorded with both off).
 
-Used by tests/kafka/CMakeLists.txt: checked against Kafka's recorded answers (shared/kafka-golden),
+Used by tests/kafka/CMakeLists.txt: checked against Kafka's recorded answers (tests/data/kafka-golden),
 then compared with `assignor assign --strategy high_availability` on generated clusters neither has
 seen. Usage: kafka_ha_reference.py CLUSTER.json|yaml CONFIG.yaml  -> JSON on stdout.
 """

@@ -39,8 +39,18 @@ TEST(InProcessPlugin, ThisPluginIsTheDescriptorTheMacroExports) {
   EXPECT_STREQ(this_plugin().name, "first_client");
   EXPECT_EQ(this_plugin().api_version, kPluginApiVersion);
   EXPECT_STREQ(this_plugin().fingerprint, kBuildFingerprint);
-  const auto* exported = assignor_plugin_detail::entry();  // what the host reads from the library
+  const auto* exported = ::assignor_plugin_entry();  // what the host calls in the library
   EXPECT_EQ(exported, &this_plugin());
+  // The name note (plugin.hpp) carries the descriptor's name, laid out as an ELF note: header
+  // (owner size 9, name size with its NUL, type), "Assignor" padded to 12 bytes, the name.
+  const auto& note = assignor_plugin_detail::name_note;
+  EXPECT_EQ(note.owner_size, 9u);
+  EXPECT_EQ(note.name_size, sizeof("first_client"));
+  EXPECT_EQ(note.type, kPluginNameNoteType);
+  EXPECT_STREQ(note.owner, "Assignor");
+  EXPECT_STREQ(note.name, "first_client");
+  EXPECT_EQ(sizeof note, 12u + 12u + 16u);  // "first_client" and its NUL: 13 bytes, padded to 16
+  EXPECT_EQ(alignof(decltype(note)), 4u);
 }
 
 TEST(InProcessPlugin, MakeStrategyCreatesAndDestroysThroughTheDescriptor) {

@@ -184,15 +184,8 @@ class FastClusterReader {
   }
 
   Cluster read(od::document& json) {
-    od::object root = json.get_object().value();
-    const auto mark = open();
-    SeenKeys seen;
-    for (auto result : root) {
-      od::field& field = field_of(result);
-      const std::size_t k = known_key(field, kTopKeys);
-      seen.add(k);
-      od::value& value = field.value();
-      const Token t = token(value);
+    bool tasks_read = false;
+    const SeenKeys seen = known_fields(json.get_object().value(), kTopKeys, [&](std::size_t k, od::value& value, const Token& t) {
       switch (k) {
         case kVersion:
           if (t.type == od::json_type::null) {
@@ -209,17 +202,17 @@ class FastClusterReader {
         case kTasks:
           need(t.type == od::json_type::array);
           read_tasks(value);
+          tasks_read = true;
           break;
         case kClients:
           // Clients refer to tasks: a file that lists them first is left to the document path.
-          need(t.type == od::json_type::array && seen.has(kTasks));
+          need(t.type == od::json_type::array && tasks_read);
           read_clients(value);
           break;
         default:
           decline();
       }
-    }
-    close(mark);
+    });
     need(seen.has(kTasks) && seen.has(kClients));
     // Anything after the root object: not one JSON document, the YAML parser's to explain.
     need(json.current_location().error() == simdjson::OUT_OF_BOUNDS);
@@ -243,6 +236,50 @@ class FastClusterReader {
     return mark;
   }
   void close(std::uint64_t mark) { step(budget_.close(mark)); }
+
+  // ---- the loops every list and map of the file goes through ---------------------------------------
+
+  // The fields of a map whose keys are among `keys`, each at most once: fn(key index, value, token)
+  // for each, in the file's order, within the map's budget step; the keys seen come back. An unknown
+  // or repeated key declines.
+  template <class Fn>
+  SeenKeys known_fields(od::object map, const std::vector<std::string>& keys, const Fn& fn) {
+    const auto mark = open();
+    SeenKeys seen;
+    for (auto result : map) {
+      od::field& field = field_of(result);
+      const std::size_t k = known_key(field, keys);
+      seen.add(k);
+      od::value& v = field.value();
+      fn(k, v, token(v));
+    }
+    close(mark);
+    return seen;
+  }
+  template <class Fn>
+  SeenKeys known_fields(od::value& value, const std::vector<std::string>& keys, const Fn& fn) {
+    need(token(value).type == od::json_type::object);
+    return known_fields(value.get_object().value(), keys, fn);
+  }
+
+  // The fields of a map keyed by names or ids of the file's own (tags, offset sums, threads):
+  // fn(field) for each, within the map's budget step.
+  template <class Fn>
+  void any_fields(od::value& value, const Fn& fn) {
+    od::object map = value.get_object().value();
+    const auto mark = open();
+    for (auto result : map) fn(field_of(result));
+    close(mark);
+  }
+
+  // The elements of a list: fn(element) for each, within the list's budget step.
+  template <class Fn>
+  void elements(od::value& value, const Fn& fn) {
+    od::array list = value.get_array().value();
+    const auto mark = open();
+    for (auto element : list) fn(element.value());
+    close(mark);
+  }
 
   // A map key's text, unescaped (the document holds it so, and compares it with the known keys).
   std::string_view key(od::field& field) {
@@ -344,14 +381,10 @@ class FastClusterReader {
     return t;
   }
   void task_list(od::value& value, std::vector<TaskIndex>& out) {
-    od::array list = value.get_array().value();
-    const auto mark = open();
-    for (auto element : list) {
-      od::value& entry = element.value();
+    elements(value, [&](od::value& entry) {
       const std::string_view raw = entry.raw_json_token();
       out.push_back(task(string(entry, {raw.empty() || raw[0] != '"' ? od::json_type::null : od::json_type::string, raw})));
-    }
-    close(mark);
+    });
   }
 
   // The set that finds repeats in a long list (need_new_name), emptied for the next list.
@@ -372,37 +405,25 @@ class FastClusterReader {
   // ---- tasks -------------------------------------------------------------------------------------
 
   void read_tasks(od::value& value) {
-    od::array list = value.get_array().value();
     // Room for the tasks a file of this size holds as tools write them (50 to 100 bytes a task,
     // clients included; a denser file grows the list). Counting them first would cost a tenth of
     // the time. Room for the most a file could hold (13 bytes a task) would be address space, not
     // memory, but a mapping of its own each time a file is read, so page faults each time.
     cluster_.tasks.reserve(std::min<std::uint64_t>(text_bytes_ / kBytesPerTask + 16, limits_.max_tasks));
     const std::uint64_t max_tasks = std::min<std::uint64_t>(limits_.max_tasks, std::numeric_limits<TaskIndex>::max() - 1);
-    const auto mark = open();
-    for (auto element : list) {
+    elements(value, [&](od::value& entry) {
       need(cluster_.tasks.size() < max_tasks);
-      read_task(element.value());
-    }
-    close(mark);
+      read_task(entry);
+    });
   }
 
   void read_task(od::value& value) {
-    need(token(value).type == od::json_type::object);
-    od::object map = value.get_object().value();
-    const auto mark = open();
-    SeenKeys seen;
     Task& task = cluster_.tasks.emplace_back();  // filled in place (a decline discards the cluster)
     std::optional<TaskId> id;
-    for (auto result : map) {
-      od::field& field = field_of(result);
-      const std::size_t k = known_key(field, kTaskKeys);
-      seen.add(k);
-      od::value& v = field.value();
-      const Token t = token(v);
+    known_fields(value, kTaskKeys, [&](std::size_t k, od::value& v, const Token& t) {
       if (k != kTaskId && t.type == od::json_type::null) {  // an optional key with no value: absent
         null(v);
-        continue;
+        return;
       }
       switch (k) {
         case kTaskId: {
@@ -428,31 +449,18 @@ class FastClusterReader {
         default:
           decline();
       }
-    }
-    close(mark);
+    });
     need(id.has_value());
     task.id = *id;
     need(task_by_id_.add(*id, static_cast<TaskIndex>(cluster_.tasks.size() - 1)) == TaskLookup::kNone);
   }
 
   void read_stores(od::value& value, Task& task) {
-    od::array list = value.get_array().value();
-    const auto mark = open();
     std::unordered_set<std::string>& long_list = fresh_names();  // past kLinearSearch stores
-    for (auto element : list) {
-      od::value& entry = element.value();
-      need(token(entry).type == od::json_type::object);
-      od::object map = entry.get_object().value();
-      const auto store_mark = open();
-      SeenKeys seen;
+    elements(value, [&](od::value& entry) {
       Store store;
       std::int64_t end_offset = 0;
-      for (auto result : map) {
-        od::field& field = field_of(result);
-        const std::size_t k = known_key(field, kStoreKeys);
-        seen.add(k);
-        od::value& v = field.value();
-        const Token t = token(v);
+      const SeenKeys seen = known_fields(entry, kStoreKeys, [&](std::size_t k, od::value& v, const Token& t) {
         switch (k) {
           case kStoreName:
             store.name = name(v, t);
@@ -467,35 +475,21 @@ class FastClusterReader {
           default:
             decline();
         }
-      }
-      close(store_mark);
+      });
       need(seen.has(kStoreName));
       need_new_name(task.stores, store.name, [](const Store& other) -> const std::string& { return other.name; },
                     long_list);
       need(store.logged ? seen.has(kEndOffset) && end_offset >= 0 : !seen.has(kEndOffset));
       if (store.logged) store.changelog_end_offset = end_offset;
       task.stores.push_back(std::move(store));
-    }
-    close(mark);
+    });
   }
 
   void read_partitions(od::value& value, Task& task) {
-    od::array list = value.get_array().value();
-    const auto mark = open();
     std::unordered_set<std::string>& long_list = fresh_names();  // "topic-partition", past kLinearSearch
-    for (auto element : list) {
-      od::value& entry = element.value();
-      need(token(entry).type == od::json_type::object);
-      od::object map = entry.get_object().value();
-      const auto partition_mark = open();
-      SeenKeys seen;
+    elements(value, [&](od::value& entry) {
       PartitionRef ref;
-      for (auto result : map) {
-        od::field& field = field_of(result);
-        const std::size_t k = known_key(field, kPartitionKeys);
-        seen.add(k);
-        od::value& v = field.value();
-        const Token t = token(v);
+      const SeenKeys seen = known_fields(entry, kPartitionKeys, [&](std::size_t k, od::value& v, const Token& t) {
         switch (k) {
           case kTopic:
             ref.topic = name(v, t);
@@ -517,8 +511,7 @@ class FastClusterReader {
           default:
             decline();
         }
-      }
-      close(partition_mark);
+      });
       need(seen.has(kTopic) && seen.has(kPartition));
       if (task.partitions.size() < kLinearSearch) {
         for (const PartitionRef& other : task.partitions)
@@ -530,58 +523,41 @@ class FastClusterReader {
         need(long_list.insert(key_of(ref)).second);
       }
       task.partitions.push_back(std::move(ref));
-    }
-    close(mark);
+    });
   }
 
   void read_racks(od::value& value, PartitionRef& ref) {
-    od::array list = value.get_array().value();
-    const auto mark = open();
     ++rack_list_serial_;  // marks the racks of this list
-    for (auto element : list) {
-      od::value& entry = element.value();
+    elements(value, [&](od::value& entry) {
       const RackIndex r = rack_index(name(entry, token(entry)));
       need(rack_mark_[r] != rack_list_serial_);
       rack_mark_[r] = rack_list_serial_;
       ref.racks.push_back(r);
-    }
-    close(mark);
+    });
   }
 
   // ---- clients -----------------------------------------------------------------------------------
 
   void read_clients(od::value& value) {
-    od::array list = value.get_array().value();
     const std::size_t n_tasks = cluster_.tasks.size();
     prev_owner_.assign(n_tasks, kUnmarked);
     standby_mark_.assign(n_tasks, kUnmarked);
     offset_mark_.assign(n_tasks, kUnmarked);
     const std::uint64_t max_clients = std::min<std::uint64_t>(limits_.max_clients, kUnmarked - 1);
-    const auto mark = open();
-    for (auto element : list) {
+    elements(value, [&](od::value& entry) {
       need(cluster_.clients.size() < max_clients);
-      read_client(element.value());
-    }
-    close(mark);
+      read_client(entry);
+    });
     need(!cluster_.clients.empty());
   }
 
   void read_client(od::value& value) {
-    need(token(value).type == od::json_type::object);
-    od::object map = value.get_object().value();
-    const auto mark = open();
-    SeenKeys seen;
     Client client;
     std::int64_t threads = 0;
-    for (auto result : map) {
-      od::field& field = field_of(result);
-      const std::size_t k = known_key(field, kClientKeys);
-      seen.add(k);
-      od::value& v = field.value();
-      const Token t = token(v);
+    const SeenKeys seen = known_fields(value, kClientKeys, [&](std::size_t k, od::value& v, const Token& t) {
       if (k != kClientId && k != kThreads && t.type == od::json_type::null) {  // optional, no value: absent
         null(v);
-        continue;
+        return;
       }
       switch (k) {
         case kClientId:
@@ -616,46 +592,34 @@ class FastClusterReader {
         default:
           decline();
       }
-    }
-    close(mark);
+    });
     need(seen.has(kClientId) && seen.has(kThreads));
     check_client(client, threads);
     cluster_.clients.push_back(std::move(client));
   }
 
   void read_tags(od::value& value, Client& client) {
-    od::object map = value.get_object().value();
-    const auto mark = open();
-    for (auto result : map) {
-      od::field& field = field_of(result);
+    any_fields(value, [&](od::field& field) {
       const std::string_view tag = key(field);
       need(!tag.empty() && acceptable_text(tag, limits_.max_id_length));
       od::value& v = field.value();
       const std::string_view text = string(v, token(v));  // may be empty
       need(acceptable_text(text, limits_.max_id_length));
       need(client.tags.emplace(tag, text).second);
-    }
-    close(mark);
+    });
   }
 
   void read_offset_sums(od::value& value, Client& client) {
-    od::object map = value.get_object().value();
-    const auto mark = open();
-    for (auto result : map) {
-      od::field& field = field_of(result);
+    any_fields(value, [&](od::field& field) {
       const TaskIndex t = task(key(field));
       od::value& v = field.value();
       client.offset_sums.push_back({t, integer(token(v))});  // any integer: the lag model judges it
-    }
-    close(mark);
+    });
   }
 
   void read_threads(od::value& value, Client& client) {
-    od::object map = value.get_object().value();
-    const auto mark = open();
     std::unordered_set<std::string>& long_list = fresh_names();  // past kLinearSearch threads
-    for (auto result : map) {
-      od::field& field = field_of(result);
+    any_fields(value, [&](od::field& field) {
       ThreadHistory thread;
       thread.name = key(field);
       need(!thread.name.empty() && acceptable_text(thread.name, limits_.max_id_length));
@@ -666,29 +630,18 @@ class FastClusterReader {
       if (t.type == od::json_type::null) {  // a thread that held nothing
         null(v);
         client.threads_history.push_back(std::move(thread));
-        continue;
+        return;
       }
-      need(t.type == od::json_type::object);
-      od::object roles = v.get_object().value();
-      const auto roles_mark = open();
-      SeenKeys seen;
-      for (auto role_result : roles) {
-        od::field& role = field_of(role_result);
-        const std::size_t k = known_key(role, kThreadKeys);
-        seen.add(k);
-        od::value& list = role.value();
-        const Token lt = token(list);
+      known_fields(v, kThreadKeys, [&](std::size_t k, od::value& list, const Token& lt) {
         if (lt.type == od::json_type::null) {
           null(list);
-          continue;
+          return;
         }
         need(lt.type == od::json_type::array);
         task_list(list, k == kThreadActive ? thread.previous_active : thread.previous_standby);
-      }
-      close(roles_mark);
+      });
       client.threads_history.push_back(std::move(thread));
-    }
-    close(mark);
+    });
   }
 
   // What ClusterParser::parse_client checks once the client's values are read, in its order.

@@ -68,8 +68,9 @@ enum AssignmentKey : std::size_t {
 const std::vector<std::string> kRackAwareKeys = {"strategy", "traffic_cost", "non_overlap_cost", "tags"};
 enum RackAwareKey : std::size_t { kRackStrategy, kTrafficCost, kNonOverlapCost, kRackTags };
 
-const std::vector<std::string> kSimulationKeys = {"restore_rate", "rebalance_ms"};
-enum SimulationKey : std::size_t { kRestoreRate, kRebalanceMs };
+const std::vector<std::string> kSimulationKeys = {"restore_rate", "rebalance_ms", "protocol", "session_timeout_ms"};
+enum SimulationKey : std::size_t { kRestoreRate, kRebalanceMs, kProtocol, kSessionTimeoutMs };
+const std::vector<std::string> kProtocols = {"kafka", "rounds"};  // SimulationProtocol's order
 
 const std::vector<std::string> kLoggingKeys = {"level"};
 enum LoggingKey : std::size_t { kLevel };
@@ -159,6 +160,12 @@ class ConfigParser {
       config_.simulation.restore_rate = r_.integer_in(sim.value(kRestoreRate), place(kRestoreRate), 1);
     if (sim.has(kRebalanceMs))
       config_.simulation.rebalance_ms = r_.integer_in(sim.value(kRebalanceMs), place(kRebalanceMs), 0, kMaxRebalanceMs);
+    if (sim.has(kProtocol))
+      config_.simulation.protocol =
+          static_cast<SimulationProtocol>(one_of(r_, sim.value(kProtocol), place(kProtocol), kProtocols));
+    if (sim.has(kSessionTimeoutMs))
+      config_.simulation.session_timeout_ms =
+          r_.integer_in(sim.value(kSessionTimeoutMs), place(kSessionTimeoutMs), 1, kMaxRebalanceMs);
   }
 
   void parse_plugins(const Node& node) {

@@ -21,9 +21,10 @@ const std::vector<std::string> kEventKeys = {"round", "join", "leave", "restart"
 enum EventKey : std::size_t { kRound, kJoin, kLeave, kRestart, kAtMs };
 const std::vector<std::string> kJoinKeys = {"id", "threads", "rack", "tags"};
 enum JoinKey : std::size_t { kJoinId, kJoinThreads, kJoinRack, kJoinTags };
-const std::vector<std::string> kLeaveKeys = {"id"};
-const std::vector<std::string> kRestartKeys = {"id", "keep_state", "down_ms"};
-enum RestartKey : std::size_t { kRestartId, kKeepState, kDownMs };
+const std::vector<std::string> kLeaveKeys = {"id", "leaves_group"};
+enum LeaveKey : std::size_t { kLeaveId, kLeaveLeavesGroup };
+const std::vector<std::string> kRestartKeys = {"id", "keep_state", "down_ms", "leaves_group"};
+enum RestartKey : std::size_t { kRestartId, kKeepState, kDownMs, kRestartLeavesGroup };
 
 constexpr std::int64_t kU32Max = std::numeric_limits<std::uint32_t>::max();
 
@@ -108,14 +109,24 @@ class EventsParser {
       for (std::size_t i = 0; i < value.size(); ++i) {
         SimulationEvent one = e;
         read_kind(one, kind_key, value[i], fmt::format("{}[{}]", kind_place, i));
+        check_in_time(one, value[i], fmt::format("{}[{}]", kind_place, i));
         out.push_back(std::move(one));
       }
       return out;
     }
     read_kind(e, kind_key, value, kind_place);
+    check_in_time(e, value, kind_place);
+    return {e};
+  }
+
+  // What only an event placed in time can say.
+  void check_in_time(const SimulationEvent& e, const Node& value, const std::string& kind_place) const {
     if (e.down_ms && !e.at_ms)
       r_.fail_at(value, kind_place, "down_ms needs an event placed in time (at_ms instead of round)");
-    return {e};
+    if (!e.leaves_group && !e.at_ms)
+      r_.fail_at(value, kind_place,
+                 "leaves_group: false needs an event placed in time (at_ms instead of round): the session "
+                 "timeout is a time");
   }
 
   void read_kind(SimulationEvent& e, std::size_t kind_key, const Node& value, const std::string& kind_place) {
@@ -152,7 +163,9 @@ class EventsParser {
         e.kind = EventKind::leave;
         if (value.IsMap()) {
           const Fields l(r_, value, kind_place, kLeaveKeys);
-          e.client = r_.string(l.require(0, kind_place), join_place(kind_place, "id"));
+          e.client = r_.string(l.require(kLeaveId, kind_place), join_place(kind_place, "id"));
+          if (l.has(kLeaveLeavesGroup))
+            e.leaves_group = r_.boolean(l.value(kLeaveLeavesGroup), join_place(kind_place, "leaves_group"));
         } else {
           e.client = client_id(value, kind_place);
         }
@@ -165,6 +178,8 @@ class EventsParser {
           e.client = r_.string(rs.require(kRestartId, kind_place), join_place(kind_place, "id"));
           if (rs.has(kKeepState)) e.keep_state = r_.boolean(rs.value(kKeepState), join_place(kind_place, "keep_state"));
           if (rs.has(kDownMs)) e.down_ms = r_.integer_in(rs.value(kDownMs), join_place(kind_place, "down_ms"), 0, kMaxEventMs);
+          if (rs.has(kRestartLeavesGroup))
+            e.leaves_group = r_.boolean(rs.value(kRestartLeavesGroup), join_place(kind_place, "leaves_group"));
         } else {
           e.client = client_id(value, kind_place);
         }
@@ -200,8 +215,13 @@ std::string describe(const SimulationEvent& event) {
       return text + ")";
     }
     case EventKind::leave:
-      return fmt::format("{} leaves", event.client);
+      return event.leaves_group ? fmt::format("{} leaves", event.client)
+                                : fmt::format("{} stops without leaving the group", event.client);
     case EventKind::restart:
+      if (!event.leaves_group)
+        return fmt::format("{} stops without leaving the group and restarts{}, {} its state", event.client,
+                           event.down_ms ? fmt::format(" after {}", format_ms(*event.down_ms)) : "",
+                           event.keep_state ? "keeping" : "losing");
       if (event.down_ms)
         return fmt::format("{} restarts, down for {}, {} its state", event.client, format_ms(*event.down_ms),
                            event.keep_state ? "keeping" : "losing");

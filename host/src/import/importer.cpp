@@ -453,6 +453,8 @@ std::vector<ImportedRebalance> read_import_index(const fs::path& dir) {
       r.standbys = e.value("standbys", std::size_t{0});
       r.warmups = e.value("warmups", std::size_t{0});
       r.settings_from = e.value("settings_from", "");
+      r.standbys_inferred = e.value("num_standby_replicas_inferred", false);
+      r.num_standby_replicas = e.value("num_standby_replicas", 0u);
       out.push_back(std::move(r));
     }
   } catch (const nlohmann::json::exception& e) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <chrono>
 #include <cstring>
 #include <fstream>
 #include <map>
@@ -35,14 +36,11 @@ std::size_t find_text(std::string_view haystack, std::string_view needle) noexce
 
 // ---- timestamps ----------------------------------------------------------------------------
 
-// Days since 1970-01-01 of a civil date (Howard Hinnant's algorithm).
-std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) noexcept {
-  y -= m <= 2;
-  const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const auto yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
+// Days since 1970-01-01 of a civil date (a day past the month's last counts on into the next,
+// as std::chrono defines it for a date that is not ok()).
+std::int64_t days_from_civil(int y, int m, int d) noexcept {
+  using namespace std::chrono;
+  return sys_days{year{y} / month{static_cast<unsigned>(m)} / day{static_cast<unsigned>(d)}}.time_since_epoch().count();
 }
 
 int digits(std::string_view s, std::size_t at, std::size_t n) noexcept {
@@ -91,7 +89,7 @@ bool find_timestamp(std::string_view text, std::string& printed, std::optional<s
       }
     }
     printed.assign(text.substr(i, end - i));
-    ms = ((days_from_civil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d)) * 24 + h) * 60 + mi - offset_min) *
+    ms = ((days_from_civil(y, mo, d) * 24 + h) * 60 + mi - offset_min) *
              60000 +
          s * 1000 + millis;
     return true;

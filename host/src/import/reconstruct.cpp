@@ -9,6 +9,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "assignor/errors.hpp"
 #include "assignor/host/import/kafka_log.hpp"
 
 namespace assignor::host {
@@ -142,8 +143,47 @@ class TaskIndexer {
 
 }  // namespace
 
-Reconstructed reconstruct(const LoggedRebalance& logged, const AssignmentSettings& settings, bool settings_given,
+namespace {
+
+// A line on which no client printed an offset sum while lags are there: the Assignor bridge's
+// fallback (Kafka's HighAvailabilityTaskAssignor run on ClientStates built from lags alone). Kafka's
+// own leader prints both; with no offsets on any client all its lags equal the end-offset sums. The
+// lags are then read exactly: a task's end-offset sum is its largest lag, and a client with a smaller
+// lag L reports E - L (-2 and -3 as printed). Every client must print every such task's lag, else
+// the input cannot be read exactly and the line is refused (never a guessed state).
+std::optional<LoggedRebalance> offsets_from_lags(const LoggedRebalance& logged) {
+  bool any_lag = false;
+  for (const LoggedClient& c : logged.clients) {
+    if (!c.offset_sums.empty()) return std::nullopt;
+    any_lag = any_lag || !c.lags.empty();
+  }
+  if (!any_lag) return std::nullopt;
+  std::map<TaskId, std::int64_t> end;  // a line has every lag anyway: its size bounds this map's
+  for (const LoggedClient& c : logged.clients)
+    for (const auto& [t, lag] : c.lags) end[t] = std::max(end[t], lag);
+  LoggedRebalance out = logged;
+  for (LoggedClient& c : out.clients) {
+    std::set<TaskId> printed;
+    for (const auto& [t, lag] : c.lags) printed.insert(t);
+    if (printed.size() != end.size())
+      throw InputError(fmt::format("no client printed offset sums (changelogOffsetTotalsByTask, as the Assignor "
+                                   "bridge's fallback prints it), and client {} printed lags for {} of the {} tasks "
+                                   "with lags: the input cannot be read exactly",
+                                   c.process, printed.size(), end.size()));
+    for (const auto& [t, lag] : c.lags) {
+      const std::int64_t e = std::max<std::int64_t>(end[t], 0);
+      if (lag < 0 || lag < e) c.offset_sums.emplace_back(t, lag < 0 ? lag : e - lag);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+Reconstructed reconstruct(const LoggedRebalance& printed, const AssignmentSettings& settings, bool settings_given,
                           const std::vector<std::pair<TaskId, std::int64_t>>& corrupt_ends) {
+  const std::optional<LoggedRebalance> from_lags = offsets_from_lags(printed);
+  const LoggedRebalance& logged = from_lags ? *from_lags : printed;
   Reconstructed out;
   const std::map<TaskId, std::int64_t> warned(corrupt_ends.begin(), corrupt_ends.end());
   // The group's tasks: every task Kafka assigned (each gets an active), and every one it knows of.

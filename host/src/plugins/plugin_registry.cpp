@@ -88,22 +88,37 @@ std::string unsafe_ancestor_reason(const fs::path& dir) {
   return {};
 }
 
+// A 64-bit ELF file's program headers, read from the file with bounds checks (the file is
+// untrusted): none when it is not a 64-bit ELF file or its headers cannot be read.
+class ElfSegments {
+ public:
+  explicit ElfSegments(const fs::path& file) : in_(file, std::ios::binary) {
+    Elf64_Ehdr header{};
+    if (!read_at(0, &header, sizeof header) || std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 ||
+        header.e_ident[EI_CLASS] != ELFCLASS64 || header.e_phentsize != sizeof(Elf64_Phdr) || header.e_phnum > 4096)
+      return;
+    segments_.resize(header.e_phnum);
+    if (!segments_.empty() && !read_at(header.e_phoff, segments_.data(), segments_.size() * sizeof(Elf64_Phdr)))
+      segments_.clear();
+  }
+  const std::vector<Elf64_Phdr>& segments() const noexcept { return segments_; }
+  bool read_at(std::uint64_t offset, void* out, std::size_t size) {
+    in_.clear();
+    in_.seekg(static_cast<std::streamoff>(offset));
+    return static_cast<bool>(in_.read(static_cast<char*>(out), static_cast<std::streamsize>(size)));
+  }
+
+ private:
+  std::ifstream in_;
+  std::vector<Elf64_Phdr> segments_;
+};
+
 // The library search path a shared library carries in its dynamic section (DT_RUNPATH, else
 // DT_RPATH), read from the file; empty when it has none or is not a 64-bit ELF file. Bounds are
 // checked everywhere: the file is untrusted.
 std::vector<std::string> elf_search_path(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  auto read_at = [&](std::uint64_t offset, void* out, std::size_t size) {
-    in.clear();
-    in.seekg(static_cast<std::streamoff>(offset));
-    return static_cast<bool>(in.read(static_cast<char*>(out), static_cast<std::streamsize>(size)));
-  };
-  Elf64_Ehdr header{};
-  if (!read_at(0, &header, sizeof header) || std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 ||
-      header.e_ident[EI_CLASS] != ELFCLASS64 || header.e_phentsize != sizeof(Elf64_Phdr) || header.e_phnum > 4096)
-    return {};
-  std::vector<Elf64_Phdr> segments(header.e_phnum);
-  if (!segments.empty() && !read_at(header.e_phoff, segments.data(), segments.size() * sizeof(Elf64_Phdr))) return {};
+  ElfSegments elf(file);
+  const auto& segments = elf.segments();
   auto file_offset = [&](std::uint64_t address) -> std::optional<std::uint64_t> {
     for (const auto& s : segments)
       if (s.p_type == PT_LOAD && address >= s.p_vaddr && address - s.p_vaddr < s.p_filesz)
@@ -115,7 +130,7 @@ std::vector<std::string> elf_search_path(const fs::path& file) {
     if (s.p_type != PT_DYNAMIC) continue;
     const std::uint64_t n = std::min<std::uint64_t>(s.p_filesz / sizeof(Elf64_Dyn), 1 << 16);
     std::vector<Elf64_Dyn> entries(n);
-    if (n == 0 || !read_at(s.p_offset, entries.data(), n * sizeof(Elf64_Dyn))) return {};
+    if (n == 0 || !elf.read_at(s.p_offset, entries.data(), n * sizeof(Elf64_Dyn))) return {};
     for (const auto& d : entries) {
       if (d.d_tag == DT_NULL) break;
       if (d.d_tag == DT_STRTAB) strtab = d.d_un.d_ptr;
@@ -128,7 +143,7 @@ std::vector<std::string> elf_search_path(const fs::path& file) {
   const auto table = file_offset(strtab);
   if (at == ~0ull || !table || at >= strsz || strsz > (1u << 24)) return {};
   std::string text(static_cast<std::size_t>(strsz - at), '\0');
-  if (!read_at(*table + at, text.data(), text.size())) return {};
+  if (!elf.read_at(*table + at, text.data(), text.size())) return {};
   text.resize(std::strlen(text.c_str()));
   // Empty entries are kept: ld.so searches the current directory for each of them.
   std::vector<std::string> out;
@@ -138,6 +153,39 @@ std::vector<std::string> elf_search_path(const fs::path& file) {
     start = end + 1;
   }
   return out;
+}
+
+// The names a library's plugin name notes give (plugin.hpp: owner "Assignor", type
+// kPluginNameNoteType, the name NUL-terminated), read from its PT_NOTE segments without running
+// anything; a note whose name is not NUL-terminated gives "" (malformed). Notes are laid out as
+// glibc reads them: the description at the segment's alignment after header and owner.
+std::vector<std::string> plugin_name_notes(const fs::path& file) {
+  ElfSegments elf(file);
+  std::vector<std::string> names;
+  for (const auto& s : elf.segments()) {
+    if (s.p_type != PT_NOTE || s.p_filesz == 0 || s.p_filesz > (1u << 20)) continue;
+    std::vector<char> data(static_cast<std::size_t>(s.p_filesz));
+    if (!elf.read_at(s.p_offset, data.data(), data.size())) continue;
+    const std::uint64_t align = s.p_align == 8 ? 8 : 4;
+    auto align_up = [&](std::uint64_t n) { return (n + align - 1) / align * align; };
+    for (std::uint64_t at = 0; data.size() - at >= sizeof(Elf64_Nhdr);) {
+      Elf64_Nhdr note{};
+      std::memcpy(&note, data.data() + at, sizeof note);
+      const std::uint64_t owner_at = at + sizeof note;
+      const std::uint64_t desc_at = align_up(owner_at + note.n_namesz);
+      const std::uint64_t end = align_up(desc_at + note.n_descsz);
+      if (desc_at + note.n_descsz > data.size()) break;  // truncated: nothing further can be trusted
+      const std::string_view owner(data.data() + owner_at, note.n_namesz);
+      if (note.n_type == kPluginNameNoteType && owner == std::string_view(kPluginNoteOwner, std::strlen(kPluginNoteOwner) + 1)) {
+        const char* name = data.data() + desc_at;
+        const std::size_t length = ::strnlen(name, note.n_descsz);
+        names.emplace_back(length < note.n_descsz ? std::string(name, length) : std::string());
+      }
+      if (end <= at || end > data.size()) break;
+      at = end;
+    }
+  }
+  return names;
 }
 
 const char* machine_name(unsigned machine) {
@@ -224,8 +272,26 @@ struct PluginRegistry::Impl {
   std::vector<PluginInfo> infos;  // mirror of loaded[i].info, for plugins()
   std::vector<RefusedLibrary> refused;
   std::map<std::string, std::string> conflicts;  // plugin name -> "two plugins are named ..."
+  // Libraries index_directory() found and has not opened yet, with the names their notes claim.
+  struct Pending {
+    fs::path path;  // real path
+    PluginOrigin origin;
+    std::vector<std::string> claims;  // from the file's name notes: one, unless it is malformed
+    bool tried = false;               // opened (or refused) since
+  };
+  std::vector<Pending> pending;
   bool allow_unsafe_permissions = false;
   std::uint64_t load_time_ms = StrategyLimits{}.time_ms;
+
+  const PluginInfo& load(const fs::path& library_path, PluginOrigin origin);
+  // load(), but a refusal is a warning and an entry of `refused` (a library of a directory).
+  void load_or_skip(const fs::path& path, PluginOrigin origin);
+  // The libraries of a (trusted) directory that export the entry point, in name order.
+  std::vector<fs::path> plugin_libraries(const fs::path& dir);
+  const PluginInfo* find_loaded(const std::string& name) const noexcept;
+  // Opens the pending library that claims `name`; when none does, the pending libraries without
+  // a claim, in the order they were found, until one carries it. Each is opened at most once.
+  void resolve(const std::string& name);
 
   // Who could change what this process is about to run: the file, its directory, every directory
   // above, and every directory its own library search path (RUNPATH/RPATH) names.
@@ -279,6 +345,38 @@ namespace {
 
 // ---- probing a library in a child process ---------------------------------------------------
 
+// How a library exports its entry point: a function (API 3 on), or, as plugins of API 2 and
+// earlier did, a Boost.DLL alias (a variable holding the function's address). Told apart by the ELF
+// symbol type the dynamic loader has for the exported name: calling a variable would run data.
+enum class EntryKind { function, boost_alias, other };
+
+EntryKind entry_kind(const void* address) {
+  Dl_info info{};
+  void* entry = nullptr;
+  if (::dladdr1(address, &info, &entry, RTLD_DL_SYMENT) == 0 || entry == nullptr || info.dli_sname == nullptr ||
+      std::strcmp(info.dli_sname, kPluginEntryPoint) != 0)
+    return EntryKind::other;
+  const auto* symbol = static_cast<const Elf64_Sym*>(entry);
+  switch (ELF64_ST_TYPE(symbol->st_info)) {
+    case STT_FUNC: return EntryKind::function;
+    case STT_OBJECT: return EntryKind::boost_alias;
+    default: return EntryKind::other;
+  }
+}
+
+// A plugin of another API version, refused by number with the way to rebuild it.
+std::string api_version_mismatch(const std::string& where, std::uint32_t version) {
+  if (version < kPluginApiVersion)
+    return fmt::format("{}: API version {}, this host supports {}: the plugin was built against an older Assignor "
+                       "SDK; rebuild it against this one (find_package(Assignor {}) in its CMakeLists.txt, then a "
+                       "fresh build directory)",
+                       where, version, kPluginApiVersion, kPluginApiVersion);
+  return fmt::format("{}: API version {}, this host supports {}: the plugin was built against a newer Assignor SDK; "
+                     "run it with an assignor that supports API {}, or rebuild it against this one "
+                     "(find_package(Assignor {}))",
+                     where, version, kPluginApiVersion, version, kPluginApiVersion);
+}
+
 // Opens `where` (already checked: trusted, with the entry point) in this process and checks its
 // descriptor; throws PluginError naming the file and the reason.
 std::pair<std::shared_ptr<boost::dll::shared_library>, const PluginDescriptor*> open_plugin(const std::string& where) {
@@ -296,18 +394,26 @@ std::pair<std::shared_ptr<boost::dll::shared_library>, const PluginDescriptor*> 
   (void)::dlopen(where.c_str(), RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
   if (!library->has(kPluginEntryPoint))
     throw PluginError(fmt::format("{}: not an Assignor plugin: it does not export '{}'", where, kPluginEntryPoint));
+  const EntryKind kind = entry_kind(&library->get<char>(kPluginEntryPoint));
+  if (kind == EntryKind::other)
+    throw PluginError(fmt::format("{}: not an Assignor plugin: its '{}' is neither a function nor the Boost.DLL alias "
+                                  "of API 2 and earlier",
+                                  where, kPluginEntryPoint));
   const PluginDescriptor* descriptor = nullptr;
   try {
-    auto& entry = library->get_alias<PluginEntryPoint>(kPluginEntryPoint);
-    descriptor = entry();
+    descriptor = kind == EntryKind::function ? library->get<PluginEntryPoint>(kPluginEntryPoint)()
+                                             : library->get_alias<PluginEntryPoint>(kPluginEntryPoint)();
   } catch (const std::exception& e) {
     throw PluginError(fmt::format("{}: entry point '{}' failed: {}", where, kPluginEntryPoint, e.what()));
   }
   if (descriptor == nullptr)
     throw PluginError(fmt::format("{}: entry point '{}' returned no descriptor", where, kPluginEntryPoint));
-  if (descriptor->api_version != kPluginApiVersion)
-    throw PluginError(fmt::format("{}: API version {}, this host supports {}", where, descriptor->api_version,
-                                  kPluginApiVersion));
+  if (descriptor->api_version != kPluginApiVersion) throw PluginError(api_version_mismatch(where, descriptor->api_version));
+  if (kind != EntryKind::function)
+    throw PluginError(fmt::format("{}: declares API version {} but exports '{}' as a Boost.DLL alias, as plugins of "
+                                  "API 2 and earlier did; rebuild it with ASSIGNOR_PLUGIN from this SDK "
+                                  "(find_package(Assignor {}))",
+                                  where, descriptor->api_version, kPluginEntryPoint, kPluginApiVersion));
   if (descriptor->fingerprint == nullptr || std::strcmp(descriptor->fingerprint, kBuildFingerprint) != 0)
     throw PluginError(fmt::format("{}: built as '{}', this host is '{}'; rebuild the plugin against "
                                   "this SDK with the same compiler",
@@ -387,22 +493,50 @@ PluginInfo probe(const std::string& where, std::uint64_t time_ms) {
 
 void PluginRegistry::set_load_time_limit(std::uint64_t ms) noexcept { impl_->load_time_ms = ms; }
 
+namespace {
+
+// Why a library's name notes do not name the plugin its descriptor names, or "": exactly one note,
+// and the descriptor's name in it (plugin.hpp; ASSIGNOR_PLUGIN writes both from one literal).
+std::string name_note_problem(const std::vector<std::string>& notes, const std::string& name) {
+  if (notes.empty())
+    return fmt::format("it carries no plugin name note (section {}), which ASSIGNOR_PLUGIN writes: rebuild it "
+                       "against this SDK (find_package(Assignor {}))",
+                       kPluginNoteSection, kPluginApiVersion);
+  if (notes.size() > 1)
+    return fmt::format("it carries {} plugin name notes ('{}'): one library is one plugin", notes.size(),
+                       fmt::join(notes, "', '"));
+  if (notes.front().empty()) return "its plugin name note is malformed (the name is not NUL-terminated)";
+  if (notes.front() != name)
+    return fmt::format("its name note says '{}' but its descriptor names it '{}' (ASSIGNOR_PLUGIN writes both "
+                       "from one name: rebuild it)",
+                       printable(notes.front()), printable(name));
+  return {};
+}
+
+}  // namespace
+
 const PluginInfo& PluginRegistry::load(const fs::path& library_path, PluginOrigin origin) {
+  return impl_->load(library_path, origin);
+}
+
+const PluginInfo& PluginRegistry::Impl::load(const fs::path& library_path, PluginOrigin origin) {
   std::error_code ec;
   fs::path real = fs::canonical(library_path, ec);
   if (ec) throw PluginError(fmt::format("{}: cannot load plugin: {}", library_path.string(), ec.message()));
   const std::string where = real.string();
   if (real != fs::absolute(library_path, ec).lexically_normal())
     log().debug("{}: resolved to {}", library_path.string(), where);
-  for (const auto& other : impl_->loaded)
+  for (const auto& other : loaded)
     if (other.info.path == real) return other.info;  // the same file found twice (e.g. symlink)
+  for (auto& p : pending)
+    if (p.path == real) p.tried = true;  // named again (--plugin-path): opened now, never twice
 
   // Before any byte of the file runs: who could have written it (or what it loads), and is it a
   // plugin at all? Only a library whose symbol table (read from the file, without dlopen) carries
   // the entry point is opened, so a library that is not a plugin never runs its initialisers.
   if (!fs::is_regular_file(real, ec))
     throw PluginError(fmt::format("{}: cannot load plugin: not a regular file", where));
-  impl_->check_trusted(real, /*directory=*/false, where);
+  check_trusted(real, /*directory=*/false, where);
   if (const std::string why = not_a_loadable_library(real); !why.empty())
     throw PluginError(fmt::format("{}: cannot load plugin: {}", where, why));
   try {
@@ -419,35 +553,51 @@ const PluginInfo& PluginRegistry::load(const fs::path& library_path, PluginOrigi
                                   where));
   }
 
-  // Opened in a child first: its initialisers run there, under the time limit.
-  PluginInfo info = probe(where, impl_->load_time_ms);
+  // Opened in a child first: its initialisers run there, under the time limit. Its version is
+  // checked there, before its name note: a plugin of another API version is refused by number.
+  PluginInfo info = probe(where, load_time_ms);
+  if (const std::string why = name_note_problem(plugin_name_notes(real), info.name); !why.empty())
+    throw PluginError(fmt::format("{}: {}", where, why));
   info.origin = origin;
   info.path = real;
-  for (const auto& other : impl_->loaded)
-    if (other.info.name == info.name) {
-      std::string message =
-          fmt::format("two plugins are named '{}': {} and {}", info.name, other.info.path.string(), where);
-      impl_->conflicts.emplace(info.name, message);  // asking for that name is an error from now on
-      throw PluginError(std::move(message));
-    }
+  auto conflict = [&](const fs::path& other) {
+    std::string message = fmt::format("two plugins are named '{}': {} and {}", info.name, other.string(), where);
+    conflicts.emplace(info.name, message);  // asking for that name is an error from now on
+    return PluginError(std::move(message));
+  };
+  for (const auto& other : loaded)
+    if (other.info.name == info.name) throw conflict(other.info.path);
+  for (const auto& other : pending)  // one not opened yet (an opened one is loaded, or was refused)
+    if (!other.tried && other.path != real && other.claims.size() == 1 && other.claims.front() == info.name)
+      throw conflict(other.path);
   log().debug("found plugin '{}' {} in {}", info.name, info.version, where);
-  impl_->loaded.push_back({info, nullptr, nullptr});
-  impl_->infos.push_back(info);
-  return impl_->loaded.back().info;
+  loaded.push_back({info, nullptr, nullptr});
+  infos.push_back(info);
+  return loaded.back().info;
 }
 
-void PluginRegistry::load_directory(const fs::path& dir, PluginOrigin origin) {
+void PluginRegistry::Impl::load_or_skip(const fs::path& path, PluginOrigin origin) {
+  try {
+    load(path, origin);
+  } catch (const PluginError& e) {
+    log().warn("{} (skipped: the other plugins are unaffected)", printable(e.what()));
+    std::error_code ec;
+    refused.push_back({fs::canonical(path, ec), e.what()});
+  }
+}
+
+std::vector<fs::path> PluginRegistry::Impl::plugin_libraries(const fs::path& dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec))
     throw PluginError(fmt::format("{}: plugin directory does not exist", dir.string()));
   const fs::path real_dir = fs::canonical(dir, ec);
-  if (!ec) impl_->check_trusted(real_dir, /*directory=*/true, real_dir.string());
+  if (!ec) check_trusted(real_dir, /*directory=*/true, real_dir.string());
   // One entry that cannot be read (a dangling symlink, a file without read permission) is skipped
   // with a warning naming it; it never costs the other plugins of the directory.
   auto skip = [&](const fs::path& path, const std::string& why, bool listed) {
     const std::string message = fmt::format("{}: {}", printable(path.string()), why);
     log().warn("{} (skipped: the other plugins are unaffected)", message);
-    if (listed) impl_->refused.push_back({path, message});
+    if (listed) refused.push_back({path, message});
   };
   std::vector<fs::path> candidates;
   fs::directory_iterator it(dir, ec);
@@ -470,6 +620,7 @@ void PluginRegistry::load_directory(const fs::path& dir, PluginOrigin origin) {
     if (fs::is_regular_file(status)) candidates.push_back(path);
   }
   std::sort(candidates.begin(), candidates.end());
+  std::vector<fs::path> plugins;
   for (const auto& path : candidates) {
     // Only libraries that carry the entry point are plugins; other libraries (a plugin's own
     // dependencies) are skipped quietly, but a file named like a library that no loader could open
@@ -493,35 +644,119 @@ void PluginRegistry::load_directory(const fs::path& dir, PluginOrigin origin) {
       log().debug("{}: skipped, not an Assignor plugin", path.string());
       continue;
     }
-    try {
-      load(path, origin);
-    } catch (const PluginError& e) {
-      log().warn("{} (skipped: the other plugins are unaffected)", printable(e.what()));
-      impl_->refused.push_back({fs::canonical(path, ec), e.what()});
-    }
+    plugins.push_back(path);
   }
+  return plugins;
+}
+
+void PluginRegistry::load_directory(const fs::path& dir, PluginOrigin origin) {
+  for (const auto& path : impl_->plugin_libraries(dir)) impl_->load_or_skip(path, origin);
+}
+
+void PluginRegistry::index_directory(const fs::path& dir, PluginOrigin origin) {
+  for (const auto& path : impl_->plugin_libraries(dir)) {
+    std::error_code ec;
+    const fs::path real = fs::canonical(path, ec);
+    if (ec) {
+      impl_->load_or_skip(path, origin);  // says why it cannot be read
+      continue;
+    }
+    auto same_file = [&](const auto& other) { return other.path == real; };
+    if (std::any_of(impl_->pending.begin(), impl_->pending.end(), same_file) ||
+        std::any_of(impl_->loaded.begin(), impl_->loaded.end(), [&](const auto& l) { return l.info.path == real; }))
+      continue;  // the same file found twice (e.g. a symlink)
+    Impl::Pending candidate{real, origin, plugin_name_notes(real), false};
+    // A second library claiming a name already found is refused as two loaded ones would be.
+    if (candidate.claims.size() == 1 && !candidate.claims.front().empty()) {
+      const std::string& name = candidate.claims.front();
+      std::optional<fs::path> other;
+      for (const auto& l : impl_->loaded)
+        if (l.info.name == name) other = l.info.path;
+      for (const auto& p : impl_->pending)
+        if (!p.tried && p.claims.size() == 1 && p.claims.front() == name) other = p.path;
+      if (other) {
+        std::string message = fmt::format("two plugins are named '{}': {} and {}", name, other->string(), real.string());
+        log().warn("{} (skipped: the other plugins are unaffected)", printable(message));
+        impl_->conflicts.emplace(name, message);
+        impl_->refused.push_back({real, std::move(message)});
+        continue;
+      }
+    }
+    impl_->pending.push_back(std::move(candidate));
+  }
+}
+
+const PluginInfo* PluginRegistry::Impl::find_loaded(const std::string& name) const noexcept {
+  for (const auto& p : loaded)
+    if (p.info.name == name) return &p.info;
+  return nullptr;
+}
+
+void PluginRegistry::Impl::resolve(const std::string& name) {
+  if (conflicts.count(name) != 0 || find_loaded(name) != nullptr) return;
+  for (auto& p : pending)
+    if (!p.tried && p.claims.size() == 1 && p.claims.front() == name) {
+      p.tried = true;
+      load_or_skip(p.path, p.origin);
+    }
+  if (find_loaded(name) != nullptr) return;
+  // Nothing claims it: the libraries without exactly one claim (built without ASSIGNOR_PLUGIN,
+  // or for API 2 and earlier, which had no note) may still carry it, or say why they cannot.
+  for (auto& p : pending)
+    if (!p.tried && (p.claims.size() != 1 || p.claims.front().empty())) {
+      p.tried = true;
+      load_or_skip(p.path, p.origin);
+      if (find_loaded(name) != nullptr) return;
+    }
 }
 
 const std::vector<PluginInfo>& PluginRegistry::plugins() const noexcept { return impl_->infos; }
 
 const std::vector<RefusedLibrary>& PluginRegistry::refused() const noexcept { return impl_->refused; }
 
+std::vector<std::string> PluginRegistry::names() const {
+  std::vector<std::string> out;
+  for (const auto& p : impl_->loaded) out.push_back(p.info.name);
+  for (const auto& p : impl_->pending)
+    if (!p.tried && p.claims.size() == 1 && !p.claims.front().empty() &&
+        std::find(out.begin(), out.end(), p.claims.front()) == out.end())
+      out.push_back(p.claims.front());
+  return out;
+}
+
+bool PluginRegistry::knows(const std::string& name) const {
+  if (impl_->conflicts.count(name) != 0) return false;
+  const std::vector<std::string> known = names();
+  return std::find(known.begin(), known.end(), name) != known.end();
+}
+
 const PluginInfo* PluginRegistry::find(const std::string& name) const noexcept {
-  for (const auto& p : impl_->loaded)
-    if (p.info.name == name) return &p.info;
-  return nullptr;
+  try {
+    impl_->resolve(name);
+  } catch (const std::exception& e) {  // out of memory, an unlistable path: as if it were not there
+    log().warn("looking for plugin '{}': {}", printable(name), e.what());
+  }
+  return impl_->find_loaded(name);
 }
 
 const PluginInfo& PluginRegistry::require(const std::string& name) const {
   if (const auto conflict = impl_->conflicts.find(name); conflict != impl_->conflicts.end())
     throw PluginError(conflict->second);
   if (const PluginInfo* info = find(name)) return *info;
-  std::vector<std::string> names;
-  for (const auto& p : impl_->loaded) names.push_back(p.info.name);
+  // Not there: every library not opened yet is opened now, so that the message names every
+  // plugin there is and every library refused, as after load_directory().
+  for (auto& p : impl_->pending)
+    if (!p.tried) {
+      p.tried = true;
+      impl_->load_or_skip(p.path, p.origin);
+    }
+  if (const auto conflict = impl_->conflicts.find(name); conflict != impl_->conflicts.end())
+    throw PluginError(conflict->second);  // found while looking
+  const std::vector<std::string> known = names();
   std::string message = fmt::format("no strategy named '{}'", name);
-  const std::string suggestion = nearest(name, names);
+  const std::string suggestion = nearest(name, known);
   if (!suggestion.empty()) message += fmt::format("; did you mean '{}'?", suggestion);
-  message += fmt::format(" (loaded plugins: {})", names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", ")));
+  message += fmt::format(" (plugins: {})", known.empty() ? std::string("none") : fmt::format("{}", fmt::join(known, ", ")));
   if (!impl_->refused.empty()) {
     message += fmt::format("; {} librar{} refused, which may hold it:", impl_->refused.size(),
                            impl_->refused.size() == 1 ? "y was" : "ies were");

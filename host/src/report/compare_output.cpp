@@ -322,7 +322,7 @@ std::string compare_csv(const Comparison& comparison) {
   static const std::vector<std::string> kSimulationColumns = {
       "sim_converged", "sim_stalled", "sim_rounds", "sim_active_moves", "sim_warmups", "sim_time_to_balanced_ms",
       "sim_time_to_converged_ms", "sim_restoring_task_ms", "sim_under_replicated_task_ms", "sim_replayed_offsets",
-      "sim_peak_restoring_copies", "sim_max_rounds_reached", "sim_error"};
+      "sim_peak_restoring_copies", "sim_max_rounds_reached", "sim_followup_rounds", "sim_error"};
   if (comparison.simulated) header.insert(header.end(), kSimulationColumns.begin(), kSimulationColumns.end());
   header.emplace_back("error");
   auto simulation_fields = [&](const CompareRow& row, std::vector<std::string>& f) {
@@ -335,7 +335,8 @@ std::string compare_csv(const Comparison& comparison) {
             fmt::format("{}", s.rounds), fmt::format("{}", s.active_moves), fmt::format("{}", s.warmups),
             opt(s.time_to_balanced_ms), opt(s.time_to_converged_ms), opt(s.restoring_task_ms),
             fmt::format("{}", s.under_replicated_task_ms), fmt::format("{}", s.replayed_offsets),
-            fmt::format("{}", s.peak_restoring_copies), std::string(s.max_rounds_reached ? "true" : "false")})
+            fmt::format("{}", s.peak_restoring_copies), std::string(s.max_rounds_reached ? "true" : "false"),
+            fmt::format("{}", s.followup_rounds)})
         f.push_back(v);
     } else {
       for (std::size_t i = 0; i + 1 < kSimulationColumns.size(); ++i) f.emplace_back("");

@@ -55,6 +55,14 @@ std::vector<std::string> replay_agreement(const Replay& r) {
   return out;
 }
 
+std::optional<std::string> replay_assumed_settings(const Replay& r) {
+  if (r.assumed_settings.empty()) return std::nullopt;
+  return fmt::format("agreement computed under assumed settings: Kafka's defaults stood in for the application's at "
+                     "{}/{} rebalances (the log has no StreamsConfig dump and no --streams-config was given); import "
+                     "with --streams-config to be sure",
+                     r.assumed_settings.size(), r.rebalances.size());
+}
+
 std::string replay_table(const Replay& r) {
   std::string out;
   if (!r.rebalances.empty())
@@ -139,6 +147,7 @@ std::string replay_table(const Replay& r) {
   out += aligned_rows(totals, tright, "  ");
   out += "\n";
   for (const auto& line : replay_agreement(r)) out += line + "\n";
+  if (const auto assumed = replay_assumed_settings(r)) out += *assumed + "\n";
   // The first differences of each strategy that should have agreed and did not.
   for (std::size_t s = 0; s < r.strategies.size(); ++s) {
     if (!is_kafka_named_for(r.strategies[s], r.kafka_assignor)) continue;
@@ -194,6 +203,9 @@ ordered_json replay_json(const Replay& r) {
                                   {"rebalances", r.rebalances.size()},
                                   {"kafka_named", is_kafka_named_for(r.strategies[s], r.kafka_assignor)}};
   out["agreement"] = std::move(agreement);
+  const auto assumed = replay_assumed_settings(r);
+  out["settings_assumed"] = assumed.has_value();
+  out["settings_note"] = assumed ? ordered_json(*assumed) : ordered_json(nullptr);
   return out;
 }
 
@@ -233,6 +245,7 @@ std::string replay_html(const Replay& r) {
                                        r.rebalances.front().entry.timestamp, r.rebalances.back().entry.timestamp,
                                        r.kafka_assignor));
   for (const auto& line : replay_agreement(r)) page.summary.push_back(line);
+  if (const auto assumed = replay_assumed_settings(r)) page.summary.push_back(*assumed);
   const auto [x, x_label] = timeline_x(r);
   struct Figure {
     const char* metric;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "assignor/host/support/utf8.hpp"
 #include "assignor/version.hpp"
 
 namespace assignor::host {
@@ -181,23 +182,11 @@ std::string escape_xml(std::string_view text) {
       ++i;
       continue;
     }
-    // A multi-byte sequence: check length, continuation bytes, overlong forms, surrogates and range.
-    std::size_t len = 0;
-    std::uint32_t cp = 0;
-    if ((b & 0xE0) == 0xC0) len = 2, cp = b & 0x1Fu;
-    else if ((b & 0xF0) == 0xE0) len = 3, cp = b & 0x0Fu;
-    else if ((b & 0xF8) == 0xF0) len = 4, cp = b & 0x07u;
-    bool ok = len != 0 && i + len <= n;
-    for (std::size_t k = 1; ok && k < len; ++k) {
-      const auto c = static_cast<unsigned char>(text[i + k]);
-      if ((c & 0xC0) != 0x80) ok = false;
-      else cp = (cp << 6) | (c & 0x3Fu);
-    }
-    if (ok) {
-      const std::uint32_t min_cp = len == 2 ? 0x80 : len == 3 ? 0x800 : 0x10000;
-      ok = cp >= min_cp && cp <= 0x10FFFF && !(cp >= 0xD800 && cp <= 0xDFFF) && cp != 0xFFFE && cp != 0xFFFF &&
-           !(cp >= 0x80 && cp <= 0x9F);  // C1 controls
-    }
+    // A multi-byte character that XML allows (not a noncharacter U+FFFE/U+FFFF, not a C1 control).
+    const auto c = utf8_char_at(text, i);
+    const bool ok = c && c->code_point != 0xFFFE && c->code_point != 0xFFFF &&
+                    !(c->code_point >= 0x80 && c->code_point <= 0x9F);
+    const std::size_t len = ok ? c->length : 0;
     if (ok) {
       out.append(text.substr(i, len));
       i += len;
@@ -471,6 +460,107 @@ std::string render_svg(const LineChart& chart) {
   return out;
 }
 
+std::string render_svg(const TimelineChart& chart) {
+  constexpr double kLabel = 230, kRight = 24, kPlotWidth = 640, kLane = 30;
+  const double left = kLabel + 8;
+  const double width = left + kPlotWidth + kRight;
+  // The kinds of rebalance, in legend order: a shape and a colour each.
+  struct Kind {
+    const char* name;
+    const char* legend;
+    std::size_t colour;
+  };
+  static constexpr Kind kKinds[] = {{"start", "first rebalance", 9},    {"events", "a client joined, left or restarted", 0},
+                                    {"follow-up", "follow-up (tasks revoked)", 6}, {"probing", "probing rebalance", 2},
+                                    {"interval", "next round (no probing)", 4},  {"other", "other", 9}};
+  auto kind_of = [](const std::string& name) -> std::size_t {
+    for (std::size_t i = 0; i < std::size(kKinds); ++i)
+      if (name == kKinds[i].name) return i;
+    return std::size(kKinds) - 1;
+  };
+  auto mark = [&](std::size_t kind, double cx, double cy) {
+    const char* fill = kPalette[kKinds[kind].colour % kPaletteSize];
+    switch (kind) {
+      case 0: return fmt::format("<rect x=\"{}\" y=\"{}\" width=\"3\" height=\"16\" fill=\"{}\"/>", px(cx - 1.5), px(cy - 8), fill);
+      case 1:
+        return fmt::format("<path d=\"M{} {}L{} {}L{} {}Z\" fill=\"{}\"/>", px(cx), px(cy - 7), px(cx + 6), px(cy + 5),
+                           px(cx - 6), px(cy + 5), fill);
+      case 2: return fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"3.5\" fill=\"{}\"/>", px(cx), px(cy), fill);
+      case 3:
+        return fmt::format("<path d=\"M{} {}L{} {}L{} {}L{} {}Z\" fill=\"{}\"/>", px(cx), px(cy - 6), px(cx + 6), px(cy),
+                           px(cx), px(cy + 6), px(cx - 6), px(cy), fill);
+      case 4: return fmt::format("<rect x=\"{}\" y=\"{}\" width=\"8\" height=\"8\" fill=\"{}\"/>", px(cx - 4), px(cy - 4), fill);
+      default:
+        return fmt::format("<path d=\"M{} {}L{} {}M{} {}L{} {}\" stroke=\"{}\" stroke-width=\"2\"/>", px(cx - 4), px(cy - 4),
+                           px(cx + 4), px(cy + 4), px(cx - 4), px(cy + 4), px(cx + 4), px(cy - 4), fill);
+    }
+  };
+  // Legend: the kinds that appear.
+  std::vector<bool> used(std::size(kKinds), false);
+  double x_max = 0;
+  for (const auto& lane : chart.lanes) {
+    for (const auto& m : lane.marks) {
+      used[kind_of(m.kind)] = true;
+      x_max = std::max(x_max, m.x);
+    }
+    if (lane.converged) x_max = std::max(x_max, *lane.converged);
+  }
+  if (!(x_max > 0)) x_max = 1;
+  std::string legend_svg;
+  double lx = left, ly = 14;
+  for (std::size_t k = 0; k < std::size(kKinds); ++k) {
+    if (!used[k]) continue;
+    const double w = 14 + 6 + text_width(kKinds[k].legend) + 18;
+    if (lx > left && lx + w > width - kRight) {
+      lx = left;
+      ly += 18;
+    }
+    legend_svg += mark(k, lx + 6, ly - 4);
+    legend_svg += fmt::format("<text x=\"{}\" y=\"{}\">{}</text>", px(lx + 16), px(ly), escape_xml(kKinds[k].legend));
+    lx += w;
+  }
+  const double top = ly + 16;
+  const double bottom = top + kLane * static_cast<double>(std::max<std::size_t>(chart.lanes.size(), 1));
+  const double height = bottom + 44;
+  auto x_of = [&](double x) { return left + x / x_max * kPlotWidth; };
+
+  std::string out = svg_open(width, height, chart.title, chart.description);
+  out += legend_svg;
+  const double step = nice_step(x_max, 10, false);
+  for (int k = 0;; ++k) {
+    const double x = k * step;
+    if (x > x_max + step * 1e-6) break;
+    out += fmt::format("<line x1=\"{0}\" y1=\"{1}\" x2=\"{0}\" y2=\"{2}\" stroke=\"#e3e3e3\"/>", px(x_of(x)), px(top),
+                       px(bottom));
+    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>", px(x_of(x)), px(bottom + 16),
+                       escape_xml(format_number(x)));
+  }
+  if (!chart.x_label.empty())
+    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\">{}</text>", px(left + kPlotWidth / 2),
+                       px(bottom + 36), escape_xml(chart.x_label));
+  for (std::size_t l = 0; l < chart.lanes.size(); ++l) {
+    const TimelineLane& lane = chart.lanes[l];
+    const double cy = top + kLane * (static_cast<double>(l) + 0.5);
+    out += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"#bbb\"/>", px(left), px(cy),
+                       px(left + kPlotWidth), px(cy));
+    const std::string name = shorten(lane.name, 30);
+    out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" font-weight=\"bold\"><title>{}</title>{}</text>",
+                       px(kLabel), px(cy - 2), escape_xml(lane.name), escape_xml(name));
+    if (!lane.note.empty())
+      out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" font-size=\"10\" fill=\"#555\">{}</text>",
+                         px(kLabel), px(cy + 10), escape_xml(shorten(lane.note, 40)));
+    if (lane.converged)
+      out += fmt::format("<g><title>{} converged at {}</title><rect x=\"{}\" y=\"{}\" width=\"4\" height=\"{}\" "
+                         "fill=\"#117733\"/></g>",
+                         escape_xml(lane.name), escape_xml(format_number(*lane.converged)), px(x_of(*lane.converged) - 2),
+                         px(cy - 12), px(24));
+    for (const auto& m : lane.marks)
+      out += "<g><title>" + escape_xml(m.label) + "</title>" + mark(kind_of(m.kind), x_of(m.x), cy) + "</g>";
+  }
+  out += "</svg>";
+  return out;
+}
+
 namespace {
 
 constexpr const char* kStyle =
@@ -525,6 +615,10 @@ std::string render_html(const HtmlReport& report) {
       out += "<section class=\"chart\"><h2>" + escape_xml(line->title) + "</h2>";
       if (!line->description.empty()) out += "<p class=\"desc\">" + escape_xml(line->description) + "</p>";
       out += render_svg(*line) + "</section>\n";
+    } else if (const auto* lanes = std::get_if<TimelineChart>(&section)) {
+      out += "<section class=\"chart\"><h2>" + escape_xml(lanes->title) + "</h2>";
+      if (!lanes->description.empty()) out += "<p class=\"desc\">" + escape_xml(lanes->description) + "</p>";
+      out += render_svg(*lanes) + "</section>\n";
     } else if (const auto* table = std::get_if<HtmlTable>(&section)) {
       out += "<section class=\"table\">" + render_table(*table) + "</section>\n";
     } else if (const auto* para = std::get_if<Paragraph>(&section)) {

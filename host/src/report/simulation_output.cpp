@@ -14,13 +14,15 @@ namespace {
 
 std::string summary_sentence(const SimulationSummary& s) {
   std::string text;
+  const std::string followups =
+      s.followup_rounds > 0 ? fmt::format(", {} of them follow-ups", s.followup_rounds) : std::string();
   if (s.converged)
-    text = fmt::format("Converged in {} ({} round{})", format_duration_ms(s.time_to_converged_ms.value_or(0)), s.rounds,
-                       s.rounds == 1 ? "" : "s");
+    text = fmt::format("Converged in {} ({} round{}{})", format_duration_ms(s.time_to_converged_ms.value_or(0)), s.rounds,
+                       s.rounds == 1 ? "" : "s", followups);
   else if (s.stalled)
-    text = fmt::format("Stalled after {} round{}: an assignment that no longer changes, not balanced or not fully "
-                       "replicated",
-                       s.rounds, s.rounds == 1 ? "" : "s");
+    text = fmt::format("Stalled after {} round{}{}: not balanced or not fully replicated, and nothing would change it "
+                       "(no rebalance comes, or the same assignment comes again)",
+                       s.rounds, s.rounds == 1 ? "" : "s", followups);
   else
     text = fmt::format("Not converged after {} round{} (the round limit)", s.rounds, s.rounds == 1 ? "" : "s");
   text += fmt::format(" with {}: {} active move{}, {} warmup{}, {} offsets replayed by copies; ", s.strategy,
@@ -102,16 +104,19 @@ std::string simulation_html(const SimulationResult& result, const std::vector<st
 
   HtmlTable table;
   table.caption = "Rounds";
-  table.header = {"round",   "at",       "strategy",      "clients",       "active_moves",    "restoring_actives",
-                  "warmups", "standbys", "active spread", "total spread",  "thread spread",   "probing",
-                  "balanced", "restore_offsets", "restoring task-time", "assign_ms", "events after the round"};
-  table.numeric = {true, true, false, true, true, true, true, true, true, true, true, false, false, true, true, true, false};
+  table.header = {"round",   "at",       "why",           "strategy",      "clients",       "active_moves",
+                  "revoked", "restoring_actives", "warmups", "standbys", "active spread", "total spread",
+                  "thread spread", "probing", "balanced", "restore_offsets", "restoring task-time", "assign_ms",
+                  "events after the round"};
+  table.numeric = {true,  true,  false, false, true,  true,  true,  true,  true, true,
+                   true,  true,  true,  false, false, true,  true,  true,  false};
   for (const auto& r : result.rounds) {
     std::string events;
     for (const auto& e : r.events) events += (events.empty() ? "" : "; ") + e;
-    table.rows.push_back({fmt::format("{}", r.round), format_duration_ms(r.at_ms),
+    table.rows.push_back({fmt::format("{}", r.round), format_duration_ms(r.at_ms), r.cause,
                           r.strategy + (r.used_fallback ? " (fallback)" : ""),
                           fmt::format("{}", r.clients), fmt::format("{}", r.metrics.active_moves),
+                          fmt::format("{}", r.revoked),
                           fmt::format("{}", r.metrics.restoring_actives), fmt::format("{}", r.metrics.warmups),
                           fmt::format("{}", r.metrics.standbys), format_number(r.metrics.active_load_spread),
                           format_number(r.metrics.total_load_spread),

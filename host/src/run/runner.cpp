@@ -221,8 +221,9 @@ RunOutcome run_assignment(const PluginRegistry& registry, const Config& config,
     }
   };
   const PluginInfo& info = strategy == config.strategy ? require(strategy, "strategy") : registry.require(strategy);
-  // A misspelt fallback is a config error now, not a surprise at the moment it is needed.
-  if (config.fallback) (void)require(*config.fallback, "fallback");
+  // A misspelt fallback is a config error now, not a surprise at the moment it is needed. A name a
+  // plugin's note claims is enough: its library is opened only if the fallback runs.
+  if (config.fallback && !registry.knows(*config.fallback)) (void)require(*config.fallback, "fallback");
   std::string chosen = strategy;
   if (!cluster.end_offsets_known && (info.capabilities & kCapabilityHandlesUnknownLags) == 0) {
     chosen = kUnknownLagsStrategy;
@@ -241,7 +242,12 @@ RunOutcome run_assignment(const PluginRegistry& registry, const Config& config,
     const std::string why = fmt::format("{}\nusing the fallback strategy '{}'", failure, *config.fallback);
     log().warn("{}", why);
     outcome.warnings.push_back(why);
-    Attempt fallback = attempt(registry, config, cluster, lags, *config.fallback);
+    Attempt fallback;
+    try {
+      fallback = attempt(registry, config, cluster, lags, *config.fallback);
+    } catch (const PluginError& e) {  // its library, opened only now, was refused
+      fallback.failure = fmt::format("the fallback strategy '{}' cannot be loaded: {}", *config.fallback, e.what());
+    }
     if (!fallback.ok)
       throw AssignmentFailed(failure + "\nthe fallback failed too: " + describe(fallback), fallback.errors);
     result = std::move(fallback);
@@ -261,10 +267,11 @@ RunOutcome run_assignment(const PluginRegistry& registry, const Config& config,
 }
 
 void check_strategy_sections(const PluginRegistry& registry, const Config& config) {
-  std::vector<std::string> names;
-  for (const auto& p : registry.plugins()) names.push_back(p.name);
+  // The names known without opening a library: a section for a plugin this command does not run
+  // costs no load (index_directory()).
+  const std::vector<std::string> names = registry.names();
   for (const auto& [name, params] : config.strategy_params) {
-    if (registry.find(name) != nullptr) continue;
+    if (std::find(names.begin(), names.end(), name) != names.end()) continue;
     // A library of a plugin directory was refused (unsafe permissions, a crashing initialiser):
     // it may be the one that holds it, so the plugin could not be loaded (exit 3, the reasons).
     if (!registry.refused().empty()) {

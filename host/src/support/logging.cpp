@@ -64,4 +64,10 @@ void set_log_level(spdlog::level::level_enum level) {
   assignor::set_log_level(from_spdlog(level));
 }
 
+QuietLog::QuietLog() : saved_(static_cast<int>(log().level())) {
+  if (saved_ < static_cast<int>(spdlog::level::err)) set_log_level(spdlog::level::err);
+}
+
+QuietLog::~QuietLog() { set_log_level(static_cast<spdlog::level::level_enum>(saved_)); }
+
 }  // namespace assignor::host

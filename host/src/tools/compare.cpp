@@ -12,6 +12,7 @@
 #include "assignor/host/formats/assignment_io.hpp"
 #include "assignor/host/formats/cluster_reader.hpp"
 #include "assignor/host/formats/text_file.hpp"
+#include "assignor/host/import/importer.hpp"
 #include "assignor/host/process/parallel.hpp"
 #include "assignor/host/run/runner.hpp"
 #include "assignor/host/support/logging.hpp"
@@ -22,20 +23,8 @@ namespace assignor::host {
 
 namespace {
 
-// Raises the log level for its lifetime: the timing repeats would otherwise repeat every warning
-// (suspect offset sums, unknown end offsets) of the first run.
-class QuietLog {
- public:
-  QuietLog() : saved_(log().level()) {
-    if (saved_ < spdlog::level::err) set_log_level(spdlog::level::err);
-  }
-  ~QuietLog() { set_log_level(saved_); }
-  QuietLog(const QuietLog&) = delete;
-  QuietLog& operator=(const QuietLog&) = delete;
-
- private:
-  spdlog::level::level_enum saved_;
-};
+// The timing repeats would otherwise repeat every warning (suspect offset sums, unknown end
+// offsets) of the first run.
 
 Timing timing_of(std::vector<double> ms) {
   Timing t;
@@ -140,13 +129,13 @@ bool Comparison::all_ok() const noexcept {
 }
 
 CompareScenario scenario_from_file(const std::filesystem::path& path) {
-  return {path.stem().string(), path.string(), [path] { return read_cluster_file(path); }};
+  return {path.stem().string(), path.string(), [path] { return read_cluster_file(path); }, std::nullopt};
 }
 
 CompareScenario scenario_from_cluster(std::string name, Cluster cluster) {
   auto shared = std::make_shared<const Cluster>(std::move(cluster));
   std::string source = name;
-  return {std::move(name), std::move(source), [shared] { return *shared; }};
+  return {std::move(name), std::move(source), [shared] { return *shared; }, std::nullopt};
 }
 
 std::vector<CompareScenario> scenarios_in_directory(const std::filesystem::path& dir) {
@@ -154,6 +143,18 @@ std::vector<CompareScenario> scenarios_in_directory(const std::filesystem::path&
   std::error_code ec;
   if (!fs::is_directory(dir, ec))
     throw InputError(fmt::format("{}: not a directory (--scenarios wants a directory of cluster files)", dir.string()));
+  if (fs::is_regular_file(dir / "index.json", ec)) {
+    // An import: its rebalances, each with the settings Kafka had there.
+    std::vector<CompareScenario> out;
+    for (const ImportedRebalance& r : read_import_index(dir)) {
+      CompareScenario s = scenario_from_file(dir / (r.name + ".cluster.json"));
+      s.name = r.name;
+      s.settings = read_config_file(dir / (r.name + ".config.yaml")).settings;
+      out.push_back(std::move(s));
+    }
+    if (out.empty()) throw InputError(fmt::format("{}: the import holds no rebalance", dir.string()));
+    return out;
+  }
   std::vector<fs::path> files;
   fs::directory_iterator it(dir, ec);
   if (ec) throw InputError(fmt::format("{}: cannot read the directory: {}", dir.string(), ec.message()));
@@ -211,14 +212,16 @@ Comparison compare_strategies(const PluginRegistry& registry, const Config& conf
     const std::string& strategy = out.strategies[index % n_strategies];
     if (!cached || cached->first != si) cached.emplace(si, scenarios[si].load());
     const Cluster& cluster = cached->second;
-    CompareRow row = run_one(registry, plain, cluster, strategy, options.runs);
+    Config own = plain;
+    if (scenarios[si].settings) own.settings = *scenarios[si].settings;
+    CompareRow row = run_one(registry, own, cluster, strategy, options.runs);
     if (options.simulation && row.status == CompareStatus::ok) {
       SimulationOptions simulation = *options.simulation;
       simulation.strategy = strategy;
       simulation.on_round = nullptr;
       try {
         QuietLog quiet;
-        row.simulation = simulate(registry, plain, cluster, simulation).summary;
+        row.simulation = simulate(registry, own, cluster, simulation).summary;
       } catch (const AssignmentFailed& e) {
         row.simulation_error = e.what();
       } catch (const PluginError& e) {

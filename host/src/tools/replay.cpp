@@ -38,6 +38,8 @@ Replay replay_rebalances(const PluginRegistry& registry, const fs::path& dir, co
     r.entry = index[i];
     const fs::path base = dir / r.entry.name;
     const Config own = options.config ? *options.config : read_config_file(base.string() + ".config.yaml");
+    if (!options.config && (r.entry.settings_from.empty() || r.entry.settings_from == "Kafka's defaults"))
+      out.assumed_settings.push_back(r.entry.name);
     const Cluster cluster = read_cluster_file(base.string() + ".cluster.json", own.input_limits);
     const ParsedAssignment kafka = read_assignment_file(base.string() + ".kafka.json", cluster);
     if (!kafka.errors.empty())

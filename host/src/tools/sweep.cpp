@@ -47,6 +47,22 @@ std::vector<std::vector<std::string>> combinations_of(const std::vector<SweepAxi
   return out;
 }
 
+// A scenario with settings of its own (a rebalance of an import): those, except the assignment
+// keys the sweep varies, which keep the combination's value.
+void with_scenario_settings(Config& config, const AssignmentSettings& own, const std::vector<std::string>& keys) {
+  const AssignmentSettings varied = config.settings;
+  config.settings = own;
+  for (const auto& key : keys) {
+    if (key == "assignment.acceptable_recovery_lag") config.settings.acceptable_recovery_lag = varied.acceptable_recovery_lag;
+    else if (key == "assignment.max_warmup_replicas") config.settings.max_warmup_replicas = varied.max_warmup_replicas;
+    else if (key == "assignment.num_standby_replicas") config.settings.num_standby_replicas = varied.num_standby_replicas;
+    else if (key == "assignment.probing_rebalance_interval_ms")
+      config.settings.probing_rebalance_interval_ms = varied.probing_rebalance_interval_ms;
+    else if (key.rfind("assignment.rack_aware", 0) == 0) config.settings.rack_aware = varied.rack_aware;
+    else if (key == "assignment") config.settings = varied;
+  }
+}
+
 std::string label(const std::vector<std::string>& keys, const std::vector<std::string>& values) {
   std::string out;
   for (std::size_t i = 0; i < keys.size(); ++i) out += fmt::format("{}{}={}", i ? ", " : "", keys[i], values[i]);
@@ -157,23 +173,15 @@ Sweep run_sweep(const PluginRegistry& registry, const SweepSpec& spec, const Swe
     const Config& config = configs[c];
     Config plain = config;
     plain.fallback.reset();
-    SimulationOptions simulation;
+    if (spec.scenarios[si].settings) with_scenario_settings(plain, *spec.scenarios[si].settings, out.keys);
+    SimulationOptions simulation = simulation_options(config);
     simulation.strategy = config.strategy;
     simulation.max_rounds = spec.max_rounds;
     simulation.events = spec.events;
-    simulation.restore_rate = config.simulation.restore_rate;
-    simulation.rebalance_ms = config.simulation.rebalance_ms;
     nlohmann::json j;
     j["combination"] = c;
     j["scenario"] = si;
-    // Quiet: a thousand runs would repeat every warning (stalls are in the summaries).
-    struct Quiet {
-      spdlog::level::level_enum saved = log().level();
-      Quiet() {
-        if (saved < spdlog::level::err) set_log_level(spdlog::level::err);
-      }
-      ~Quiet() { set_log_level(saved); }
-    } quiet;
+    const QuietLog quiet;  // a thousand runs would repeat every warning (stalls are in the summaries)
     try {
       const SimulationResult r = simulate(registry, plain, cached->second, simulation);
       j["summary"] = summary_to_json(r.summary);

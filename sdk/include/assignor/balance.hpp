@@ -99,8 +99,28 @@ void fill_stateless_by_total_load(const Cluster& cluster, AssignmentDraft& draft
 
 // Sticky stateless fill: every stateless task without an active, in task order, goes back to its
 // previous active owner while that client holds fewer actives than its proportional_quotas() share
-// of all tasks; the others then go by fill_stateless_by_active_load(). Call it after the stateful
+// of all tasks (the remainder of the shares to the clients that ran more tasks before, so that a
+// balanced group keeps its layout); the others then go by fill_stateless_by_active_load(). Call it after the stateful
 // actives are placed, so the quota counts them. Returns the number of tasks kept by their owner.
 std::uint64_t fill_stateless_sticky(const Cluster& cluster, AssignmentDraft& draft);
+
+// The same against the *target*: a client's actives are counted as `target_actives[c]` (one entry
+// per client: its stateful actives in the target, taken with active_counts() before plan_warmups)
+// rather than as the draft holds them now. While plan_warmups keeps actives on caught-up clients
+// for a few rounds, the draft's counts change every round and the fill above moves stateless tasks
+// with them; counted against the target, they go where they will stay once the moves complete
+// (on a generated 1k-task scale-out with the guide's strategy: see docs/writing-a-strategy.md).
+// The rest go, in task order, to the client with the fewest (target + stateless so far) actives
+// per thread, ties by index.
+//
+//   place_my_stateful_target(draft);
+//   const auto target = active_counts(draft);
+//   plan_warmups(cluster, settings, lags, draft);
+//   fill_stateless_sticky(cluster, draft, target);
+std::uint64_t fill_stateless_sticky(const Cluster& cluster, AssignmentDraft& draft,
+                                    std::span<const std::uint32_t> target_actives);
+
+// The draft's actives per client, by ClientIndex.
+std::vector<std::uint32_t> active_counts(const AssignmentDraft& draft);
 
 }  // namespace assignor

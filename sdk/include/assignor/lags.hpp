@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -108,6 +109,17 @@ class LagModel {
 
   Lag lag(TaskIndex task, ClientIndex client) const noexcept;
   bool caught_up(TaskIndex task, ClientIndex client) const noexcept;
+
+  // The lag as a number: the offsets `client` must restore before it can run `task` (0 when it is
+  // running it, and for a stateless task); nullopt when the end offsets are unknown.
+  //   std::sort(cs.begin(), cs.end(), [&](ClientIndex a, ClientIndex b) {
+  //     return lags.offsets_behind(t, a).value_or(INT64_MAX) < lags.offsets_behind(t, b).value_or(INT64_MAX); });
+  std::optional<std::int64_t> offsets_behind(TaskIndex task, ClientIndex client) const noexcept;
+  // Whether `client` has state of `task` that saves restoring: it runs it, or (end offsets known)
+  // its lag is below a restore from scratch. A client that reported nothing, 0, or a suspect sum
+  // has none; with unknown end offsets only running clients are known to have state. ranked(task)
+  // lists the clients with state before every other.
+  bool has_state(TaskIndex task, ClientIndex client) const noexcept;
 
   // True when every client is caught up on the task (its end-offset sum is within the acceptable
   // lag, e.g. a task whose stores are all non-logged). Such a task never needs warmups.

@@ -45,8 +45,9 @@ struct Metrics {
   std::uint64_t stale_standbys = 0;
   // The sum of the lags of every standby and warmup copy: the restore traffic the assignment starts.
   std::uint64_t copy_restore_offsets = 0;
-  // With rack_aware.tags: standby copies whose client has all of the active's values for those
-  // keys; else, when clients have racks: standby copies in the active's rack. Unset otherwise.
+  // Standby copies whose client has the active's rack (when clients have racks) or all of the
+  // active's values for the rack_aware.tags keys (when set): either counts. Unset with neither
+  // (StandbyDomains::of_metrics, standby_spread.hpp).
   std::optional<std::uint64_t> colocated_standbys;
 };
 

@@ -83,8 +83,9 @@ struct ScenarioSpec {
   std::int64_t min_end_offset = 10'000;
   std::int64_t max_end_offset = 1'000'000;
   // Client tags (KEY -> N values, in order): client i gets "<key>-<v>" for each key, the values
-  // counted like the digits of a mixed-radix number (first key fastest), so that the clients cover
-  // every combination before repeating one. No randomness: the rest of the file is unchanged.
+  // counted like the digits of a mixed-radix number (first key fastest) after the rack (i mod
+  // racks, the fastest digit when racks > 0), so that the clients cover every combination of rack
+  // and values before repeating one. No randomness: the rest of the file is unchanged.
   std::vector<std::pair<std::string, std::uint32_t>> tags;
 };
 

@@ -13,6 +13,7 @@
 #include "assignor/java_order.hpp"
 #include "assignor/kafka_identity.hpp"
 #include "assignor/lags.hpp"
+#include "assignor/layered_quotas.hpp"
 #include "assignor/log.hpp"
 #include "assignor/metrics.hpp"       // host-facing (with validation.hpp)
 #include "assignor/model.hpp"

@@ -1,5 +1,7 @@
-// Sticky placement: Kafka Streams' pre-KIP-441 assignor (LegacyStickyTaskAssignor) as two SDK steps,
-// shared by the `sticky` and `fallback_prior` strategies and open to third-party strategies.
+// Sticky placement after the idea of Kafka Streams' pre-KIP-441 assignor (LegacyStickyTaskAssignor),
+// as two SDK steps with a balanced quota, for any strategy (high_availability_plus packs with them).
+// The `sticky` and `fallback_prior` strategies give Kafka's exact answer instead, with Kafka's own
+// steps and orders (plugins/sticky/legacy_sticky.hpp).
 //
 // Actives (place_sticky_actives), every task that has no active in the draft yet:
 //   1. goes back to its previous active owner while that client is under the balanced quota

@@ -8,7 +8,8 @@
 //      the warmup budget (max_warmup_replicas) allows, else
 //   c. when nobody is caught up, gives it to the most caught-up client ahead of the target (swapping
 //      with its standby if it holds one), with a warmup on the target if the budget allows.
-// Then (optionally) standbys on not-caught-up clients move to caught-up clients the same way.
+// Then (move_standbys, the default) standbys on not-caught-up clients move to caught-up clients the
+// same way, each leaving a warmup on its old holder while the budget lasts.
 // Any movement means the target is not reached yet: a probing rebalance is needed.
 //
 // "Least loaded" is tasks held (active + standby + warmup) per thread, ties by client index. A
@@ -49,7 +50,14 @@
 namespace assignor {
 
 struct WarmupPlanOptions {
-  bool move_standbys = true;  // also move standbys off not-caught-up clients (Kafka's HA does)
+  // A standby on a client that is not caught up: true (Kafka's HA does it) moves it to a caught-up
+  // client without a copy and leaves the old holder a warmup, from the same max_warmup_replicas
+  // budget as the actives' warmups, with a probing rebalance; false leaves it to catch up where it
+  // is, as a standby. With keep_on_current_owner the standbys placed for a target are often the
+  // copies not caught up, so true costs about one more warmup per move: the guide's zone_guard
+  // converges a 1,000-task scale-out in 19 rounds with true, 11 with false, whose price is
+  // redundancy (docs/writing-a-strategy.md, "move_standbys").
+  bool move_standbys = true;
   // Before a/b/c: when the task's previous active owner is caught up (it normally runs the task),
   // the active stays there (swapping roles if the owner holds a standby of it) and the target warms
   // up. Kafka instead gives it to the least-loaded caught-up client, often another one: a move that

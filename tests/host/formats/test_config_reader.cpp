@@ -106,11 +106,11 @@ logging: {level: debug}
 }
 
 TEST_F(ConfigReaderTest, RelativePluginPathsResolvedAgainstTheConfigDirectory) {
-  const Config c = read("strategy: x\nplugins:\n  paths: [plugins, ../shared/./lib, /opt/assignor/plugins]\n");
+  const Config c = read("strategy: x\nplugins:\n  paths: [plugins, ../common/./lib, /opt/assignor/plugins]\n");
   const auto base = std::filesystem::absolute(dir_);
   ASSERT_EQ(c.plugin_paths.size(), 3u);
   EXPECT_EQ(c.plugin_paths[0], (base / "plugins").lexically_normal());
-  EXPECT_EQ(c.plugin_paths[1], (base.parent_path() / "shared/lib").lexically_normal());
+  EXPECT_EQ(c.plugin_paths[1], (base.parent_path() / "common/lib").lexically_normal());
   EXPECT_EQ(c.plugin_paths[2], std::filesystem::path("/opt/assignor/plugins"));
 }
 

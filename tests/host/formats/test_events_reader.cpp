@@ -116,6 +116,33 @@ TEST(EventsReader, EventsInTimeAndSeveralClientsAtOnce) {
   EXPECT_EQ(events[2].at_ms, 600000);
   EXPECT_EQ(events[3].kind, EventKind::leave);
   EXPECT_EQ(events[4].client, "c5");
+  EXPECT_TRUE(events[4].leaves_group);
+}
+
+// leaves_group: false (a kill -9, or Kafka Streams' close() of a dynamic member): only in time.
+TEST(EventsReader, ClientsThatStopWithoutLeavingTheGroup) {
+  const auto events = parse_events(
+      "events:\n  - {at_ms: 1000, leave: {id: c1, leaves_group: false}}\n"
+      "  - {at_ms: 2000, restart: {id: c2, down_ms: 20000, keep_state: false, leaves_group: false}}\n"
+      "  - {at_ms: 3000, leave: [{id: c3, leaves_group: false}, c4]}\n",
+      "ev.yaml");
+  ASSERT_EQ(events.size(), 4u);
+  EXPECT_FALSE(events[0].leaves_group);
+  EXPECT_EQ(describe(events[0]), "c1 stops without leaving the group");
+  EXPECT_FALSE(events[1].leaves_group);
+  EXPECT_EQ(describe(events[1]), "c2 stops without leaving the group and restarts after 20 s, losing its state");
+  EXPECT_FALSE(events[2].leaves_group);
+  EXPECT_TRUE(events[3].leaves_group);
+  EXPECT_EQ(error_of("events:\n  - {round: 1, leave: {id: c1, leaves_group: false}}\n"),
+            "ev.yaml:2:23: events[0]: leave: leaves_group: false needs an event placed in time (at_ms instead of "
+            "round): the session timeout is a time");
+  EXPECT_EQ(error_of("events:\n  - {round: 1, leave: [{id: c1, leaves_group: false}]}\n"),
+            "ev.yaml:2:24: events[0]: leave[0]: leaves_group: false needs an event placed in time (at_ms instead of "
+            "round): the session timeout is a time");
+  EXPECT_EQ(error_of("events:\n  - {at_ms: 1, leave: {id: c1, leaves_group: 3}}\n"),
+            "ev.yaml:2:46: events[0]: leave: leaves_group: expected a boolean (true or false), got '3'");
+  EXPECT_EQ(error_of("events:\n  - {at_ms: 1, leave: {id: c1, leave_group: false}}\n"),
+            "ev.yaml:2:32: events[0]: leave: unknown key 'leave_group'; did you mean 'leaves_group'?");
 }
 
 }  // namespace assignor::host

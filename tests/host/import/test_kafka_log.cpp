@@ -302,6 +302,42 @@ TEST(Reconstruct, WarmupsAreTheCopiesBeyondTheStandbysOnTheClientsFurthestBehind
   EXPECT_TRUE(inferred.kafka.warmups.empty());
 }
 
+TEST(Reconstruct, TheBridgesFallbackLineIsReadFromItsLagsExactly) {
+  // The Assignor bridge's fallback runs Kafka's HighAvailabilityTaskAssignor on ClientStates built
+  // from lags: its Decided line has no offset sums at all. By hand: 0_0 (lags: a running, b 1000) and
+  // 0_1 (a 400, b 100) end at their largest lags, 1000 and 400; a reports -2 for 0_0 and nothing for
+  // 0_1 (its lag is the whole sum); b nothing for 0_0 and 400 - 100 = 300 for 0_1.
+  const std::string a = client_state(Version::v3_2, "0_0", "", "0_0", "", "", "0_0=-2, 0_1=400", 1, 1);
+  const std::string b = client_state(Version::v3_2, "0_1", "0_0", "0_1", "", "", "0_0=1000, 0_1=100", 1, 2);
+  const ParsedDecided p =
+      parse_decided_message(fmt::format("Decided on assignment: {{{}={}, {}={}}} with no followup probing rebalance.",
+                                        kA, a, kB, b));
+  ASSERT_TRUE(p.rebalance) << p.problem;
+  AssignmentSettings s;
+  s.num_standby_replicas = 1;
+  const Reconstructed r = reconstruct(*p.rebalance, s, true);
+  EXPECT_THAT(r.notes, IsEmpty());
+  ASSERT_EQ(r.cluster.task_count(), 2u);
+  EXPECT_EQ(r.cluster.tasks[0].end_offset_sum, 1000);
+  EXPECT_EQ(r.cluster.tasks[1].end_offset_sum, 400);
+  ASSERT_EQ(r.cluster.clients[0].offset_sums.size(), 1u);
+  EXPECT_EQ(r.cluster.clients[0].offset_sums[0].sum, -2);
+  ASSERT_EQ(r.cluster.clients[1].offset_sums.size(), 1u);
+  EXPECT_EQ(r.cluster.clients[1].offset_sums[0].task, 1u);
+  EXPECT_EQ(r.cluster.clients[1].offset_sums[0].sum, 300);
+  // A client that leaves a task's lag out: the lags cannot be read exactly, and the line is refused.
+  const std::string partial = client_state(Version::v3_2, "0_1", "0_0", "0_1", "", "", "0_0=1000", 1, 2);
+  const ParsedDecided q = parse_decided_message(
+      fmt::format("Decided on assignment: {{{}={}, {}={}}} with no followup probing rebalance.", kA, a, kB, partial));
+  ASSERT_TRUE(q.rebalance) << q.problem;
+  try {
+    (void)reconstruct(*q.rebalance, s, true);
+    ADD_FAILURE() << "a partial line was read";
+  } catch (const std::exception& e) {
+    EXPECT_THAT(e.what(), HasSubstr("client " + std::string(kB) + " printed lags for 1 of the 2 tasks with lags"));
+  }
+}
+
 TEST(Reconstruct, TaskIdsSpreadFarApartCostNoTable) {
   // Sub-topologies and partitions up to 65,535 apart: the dense table would be 16 GiB; ids that far
   // apart go to a hash map, and every task is still found.

@@ -17,6 +17,7 @@
 #include "assignor/host/run/runner.hpp"
 #include "assignor/host/report/simulation_output.hpp"
 #include "cluster_builder.hpp"
+#include "../test_files.hpp"
 #include "../xml_check.hpp"
 
 namespace assignor::host {
@@ -116,8 +117,11 @@ TEST_F(Simulation, AddOneNodeConvergesWithHighAvailabilityWithinSixRounds) {
   const SimulationResult r = simulate(*registry_, config("high_availability"), one_client_group().build(), options);
   EXPECT_TRUE(r.summary.converged);
   EXPECT_FALSE(r.summary.stalled);
-  EXPECT_LE(r.summary.rounds, 6u);
-  EXPECT_GE(r.summary.rounds, 3u);  // 1 before the join, then warmups at most 2 at a time
+  // Kafka's protocol: a round that takes tasks from alpha is followed at once by a follow-up. The
+  // others: 1 before the join, then warmups at most 2 at a time.
+  EXPECT_GE(r.summary.followup_rounds, 1u);
+  EXPECT_LE(r.summary.rounds - r.summary.followup_rounds, 6u);
+  EXPECT_GE(r.summary.rounds - r.summary.followup_rounds, 3u);
   expect_no_restoring_actives(r);
   EXPECT_EQ(r.summary.restore_offsets, 0u);
   for (const auto& round : r.rounds) EXPECT_LE(round.metrics.warmups, 2u);
@@ -148,7 +152,7 @@ TEST_F(Simulation, AddOneNodeFromTheFileAlsoConverges) {
   const Cluster c = one_client_group().client("beta").build();
   const SimulationResult r = simulate(*registry_, config("high_availability"), c, {});
   EXPECT_TRUE(r.summary.converged);
-  EXPECT_LE(r.summary.rounds, 5u);
+  EXPECT_LE(r.summary.rounds - r.summary.followup_rounds, 5u);
   expect_no_restoring_actives(r);
 }
 
@@ -196,6 +200,7 @@ TEST_F(Simulation, ThePreKip441StickyAssignorRestoresWhereKafkasWould) {
 
 TEST_F(Simulation, StateAfterARoundIsTheAssignmentWithCaughtUpCopies) {
   SimulationOptions options;
+  options.protocol = Protocol::rounds;  // a full round of catching up, not a follow-up seconds later
   options.max_rounds = 1;
   const Cluster start = one_client_group().client("beta").build();
   const SimulationResult r = simulate(*registry_, config("high_availability"), start, options);
@@ -217,6 +222,7 @@ TEST_F(Simulation, StateAfterARoundIsTheAssignmentWithCaughtUpCopies) {
 
 TEST_F(Simulation, PartialCatchUpAndNewData) {
   SimulationOptions options;
+  options.protocol = Protocol::rounds;
   options.max_rounds = 1;
   options.catch_up = 30000;
   options.new_data = 500;
@@ -266,16 +272,33 @@ TEST_F(Simulation, RestartKeepingOrLosingState) {
     EXPECT_NE(sum.sum, kRunningOffsetSum);  // nothing is running after a restart
     EXPECT_EQ(sum.sum, s.tasks[sum.task].end_offset_sum - 100);  // behind by this round's new data
   }
-  const Client& b = s.clients[*s.find_client("b")];
+  // With its state wiped, b is a new process (Kafka's protocol): it comes back as b~1, with nothing.
+  EXPECT_FALSE(s.find_client("b"));
+  const Client& b = s.clients[*s.find_client("b~1")];
   EXPECT_THAT(b.offset_sums, IsEmpty());
   EXPECT_THAT(b.previous_active, IsEmpty());
-  EXPECT_THAT(r.rounds[0].events, ElementsAre("a restarts, keeping its state", "b restarts, losing its state"));
+  EXPECT_THAT(r.rounds[0].events,
+              ElementsAre("a restarts, keeping its state", "b comes back, losing its state (a new process: b~1)"));
+  // Rounds only: the same id.
+  options.protocol = Protocol::rounds;
+  const SimulationResult q = simulate(*registry_, config("sticky", 1), start, options);
+  EXPECT_THAT(q.final_state.clients[*q.final_state.find_client("b")].offset_sums, IsEmpty());
+  EXPECT_THAT(q.rounds[0].events, ElementsAre("a restarts, keeping its state", "b restarts, losing its state"));
 }
 
 TEST_F(Simulation, AnUnbalancedAssignmentThatRepeatsWithoutProbingStalls) {
   const Cluster c = testing::ClusterBuilder().stateless("0_0").stateless("0_1").stateless("0_2")
                         .client("a").client("b").build();
-  const SimulationResult r = simulate(*registry_, config("test_trivial_valid"), c, {});
+  // Kafka's protocol: no probing, no revocation, no event: no rebalance ever comes, so the group
+  // stays unbalanced after round 1.
+  const SimulationResult k = simulate(*registry_, config("test_trivial_valid"), c, {});
+  EXPECT_FALSE(k.summary.converged);
+  EXPECT_TRUE(k.summary.stalled);
+  EXPECT_EQ(k.summary.rounds, 1u);
+  // Rounds only: the next round repeats the same answer.
+  SimulationOptions rounds;
+  rounds.protocol = Protocol::rounds;
+  const SimulationResult r = simulate(*registry_, config("test_trivial_valid"), c, rounds);
   EXPECT_FALSE(r.summary.converged);
   EXPECT_TRUE(r.summary.stalled);
   EXPECT_EQ(r.summary.rounds, 2u);
@@ -284,10 +307,12 @@ TEST_F(Simulation, AnUnbalancedAssignmentThatRepeatsWithoutProbingStalls) {
             R"({"converged":false,"stalled":true,"rounds":2,"active_moves":0,"restore_offsets":0,)"
             R"("first_balanced_round":null,"warmups":0,"probing_rounds":0,"strategy":"test_trivial_valid",)"
             R"("time_to_balanced_ms":null,"time_to_converged_ms":null,"restoring_task_ms":null,)"
-            R"("under_replicated_task_ms":0,"replayed_offsets":0,"peak_restoring_copies":0,"max_rounds_reached":false})");
+            R"("under_replicated_task_ms":0,"replayed_offsets":0,"peak_restoring_copies":0,"max_rounds_reached":false,)"
+            R"("followup_rounds":0})");
 }
 
-// The time model, computed by hand. test_trivial_valid puts every task on the first client ("a")
+// The time model of rounds only (Protocol::rounds), computed by hand. test_trivial_valid puts
+// every task on the first client ("a")
 // and never asks for probing. 0_0 (90,000 offsets) and 0_1 (30,000) have state nowhere; copies
 // restore 100 offsets/s, so a alone needs 900 s and 300 s; a rebalance costs 5 s; probing
 // interval 600 s.
@@ -304,6 +329,7 @@ TEST_F(Simulation, TimeModelByHand_EventsRebalanceAtOnceAndRestoringIsCountedUnt
   const Cluster c = testing::ClusterBuilder().stateful("0_0", 90000).stateful("0_1", 30000).stateless("1_0")
                         .client("a").build();
   SimulationOptions options;
+  options.protocol = Protocol::rounds;
   options.restore_rate = 100;
   options.rebalance_ms = 5000;
   options.events = {join(1, "b"), join(2, "c")};
@@ -341,9 +367,11 @@ TEST_F(Simulation, TimeModelByHand_EventsRebalanceAtOnceAndRestoringIsCountedUnt
   EXPECT_EQ(line["restoring_task_ms"], 900000);
 }
 
-// Kafka's HA on a client running 0_0 and 0_1 (100,000 offsets each) and a new client b: one warmup
-// on b, probing; at 100 offsets/s a probing interval of 600 s restores 60,000 offsets, so b is
-// caught up after two intervals and takes its active in round 3 (balanced, no probing: converged).
+// Rounds only (Protocol::rounds; KafkaProtocol.ARevokedActiveIsHandedOverAtAFollowUpRebalance is
+// the same group under Kafka's protocol). Kafka's HA on a client running 0_0 and 0_1 (100,000
+// offsets each) and a new client b: one warmup on b, probing; at 100 offsets/s a probing interval
+// of 600 s restores 60,000 offsets, so b is caught up after two intervals and takes its active in
+// round 3 (balanced, no probing: converged).
 //   round 1 at 5 s, round 2 at 5 + 600 + 5 = 610 s, round 3 at 610 + 600 + 5 = 1,215 s.
 // No active ever restores: alpha runs its tasks, b takes one only once caught up.
 TEST_F(Simulation, TimeModelByHand_WarmupsRestoreOneProbingIntervalPerRound) {
@@ -351,6 +379,7 @@ TEST_F(Simulation, TimeModelByHand_WarmupsRestoreOneProbingIntervalPerRound) {
                         .client("alpha").previous_active({"0_0", "0_1"}).offsets({{"0_0", -2}, {"0_1", -2}})
                         .client("beta").build();
   SimulationOptions options;
+  options.protocol = Protocol::rounds;
   options.restore_rate = 100;
   options.rebalance_ms = 5000;
   Config cfg = config("high_availability");
@@ -371,6 +400,7 @@ TEST_F(Simulation, TimeModelByHand_WarmupsRestoreOneProbingIntervalPerRound) {
   // Per round instead (full catch-up): b is caught up after one round; no restore rate, no
   // restoring time, but the rounds still happen one probing interval apart.
   SimulationOptions per_round;
+  per_round.protocol = Protocol::rounds;
   per_round.rebalance_ms = 5000;
   const SimulationResult q = simulate(*registry_, cfg, c, per_round);
   ASSERT_EQ(q.rounds.size(), 2u);
@@ -527,9 +557,10 @@ TEST(ProgressLine, SilentForShortRunsThenThrottled) {
 // Redundancy, by hand: a runs 0_0 (60,000 offsets), b has nothing; one standby wanted,
 // acceptable lag 10,000, copies restore 100 offsets/s, probing interval 600 s.
 //   round 1 at 0 s: active on a, standby on b, 60,000 behind: stale. It is within the acceptable lag
-//            after 50,000 offsets: 500 s under-replicated; in the 600 s until the next round it
-//            replays all 60,000 offsets
-//   round 2 at 600 s: the same assignment, the standby caught up: converged.
+//            after 50,000 offsets: 500 s under-replicated; no probing asked for, so under Kafka's
+//            protocol no rebalance comes: the group converges when the standby is caught up, at
+//            500 s. Over the interval the last round is counted on (600 s) it replays all 60,000.
+//   rounds only: round 2 at 600 s, the same assignment, the standby caught up: converged then.
 TEST_F(Simulation, UnderReplicationAndReplayedOffsetsByHand) {
   const Cluster c = testing::ClusterBuilder().stateful("0_0", 60000).client("a").previous_active({"0_0"})
                         .offsets({{"0_0", -2}}).client("b").build();
@@ -537,6 +568,14 @@ TEST_F(Simulation, UnderReplicationAndReplayedOffsetsByHand) {
   cfg.settings.probing_rebalance_interval_ms = 600000;
   SimulationOptions options;
   options.restore_rate = 100;
+  const SimulationResult k = simulate(*registry_, cfg, c, options);
+  ASSERT_EQ(k.rounds.size(), 1u);
+  EXPECT_TRUE(k.summary.converged);
+  EXPECT_EQ(k.summary.time_to_converged_ms, 500000);
+  EXPECT_EQ(k.summary.time_to_balanced_ms, 0);
+  EXPECT_EQ(k.summary.under_replicated_task_ms, 500000);
+  EXPECT_EQ(k.summary.replayed_offsets, 60000u);
+  options.protocol = Protocol::rounds;
   const SimulationResult r = simulate(*registry_, cfg, c, options);
   ASSERT_EQ(r.rounds.size(), 2u);
   EXPECT_EQ(r.rounds[0].metrics.stale_standbys, 1u);
@@ -552,9 +591,10 @@ TEST_F(Simulation, UnderReplicationAndReplayedOffsetsByHand) {
   EXPECT_EQ(r.summary.replayed_offsets, 60000u);
 }
 
-// Events in time: c restarts at 100 s and is down for 60 s. Each changes the group, so each
-// triggers a rebalance when it happens (no rebalance cost): rounds at 0, 100 and 160 s, c absent
-// from the second; back with its state, it catches up on what it missed.
+// Events in time, rounds only (Kafka's protocol: the KafkaProtocol tests): c restarts at 100 s and
+// is down for 60 s. Each changes the group, so each triggers a rebalance when it happens (no
+// rebalance cost): rounds at 0, 100 and 160 s, c absent from the second; back with its state, it
+// catches up on what it missed.
 TEST_F(Simulation, EventsInTimeRebalanceWhenTheyHappen) {
   SimulationEvent down;
   down.kind = EventKind::restart;
@@ -564,6 +604,7 @@ TEST_F(Simulation, EventsInTimeRebalanceWhenTheyHappen) {
   down.down_ms = 60000;
   down.where = "test";
   SimulationOptions options;
+  options.protocol = Protocol::rounds;
   options.events = {down};
   options.new_data = 500;
   const SimulationResult r = simulate(*registry_, config("high_availability", 1), steady_three(), options);
@@ -582,6 +623,7 @@ TEST_F(Simulation, EventsInTimeRebalanceWhenTheyHappen) {
   j1.round = j2.round = 0;
   j1.at_ms = j2.at_ms = 5000;
   SimulationOptions both;
+  both.protocol = Protocol::rounds;
   both.events = {j1, j2};
   const SimulationResult b = simulate(*registry_, config("high_availability", 1), steady_three(), both);
   EXPECT_THAT(b.rounds[0].events, ElementsAre("d joins (1 thread)", "e joins (1 thread)"));
@@ -613,4 +655,244 @@ TEST(SimulationProgress, ShowsSimulatedClockAndWhatRemains) {
             "simulate: round 20/20 at 1 h simulated: 3 clients, 2 active moves, 1 warmups, 4 copies restoring");
 }
 
+}  // namespace assignor::host
+
+namespace assignor::host {
+namespace {
+
+SimulationEvent timed(EventKind kind, const std::string& id, std::int64_t at_ms) {
+  SimulationEvent e;
+  e.kind = kind;
+  e.client = id;
+  e.round = 0;
+  e.at_ms = at_ms;
+  e.where = "test";
+  return e;
+}
+
+class KafkaProtocol : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    registry_ = new PluginRegistry();
+    registry_->load_directory(ASSIGNOR_PLUGIN_DIR);
+  }
+  static void TearDownTestSuite() {
+    delete registry_;
+    registry_ = nullptr;
+  }
+  static Config config(std::uint32_t standbys) {
+    Config c;
+    c.strategy = "high_availability";
+    c.settings.max_warmup_replicas = 2;
+    c.settings.num_standby_replicas = standbys;
+    c.settings.probing_rebalance_interval_ms = 600000;
+    return c;
+  }
+  static PluginRegistry* registry_;
+};
+
+PluginRegistry* KafkaProtocol::registry_ = nullptr;
+
+// Six tasks on three clients with one standby each, as high_availability leaves them once settled
+// (it moves tasks from any other placement: Kafka's target ignores where tasks run).
+Cluster steady_group(const PluginRegistry& registry) {
+  testing::ClusterBuilder b;
+  for (int p = 0; p < 6; ++p) b.stateful("0_" + std::to_string(p), 50000);
+  b.client("a").previous_active({"0_0", "0_1"}).previous_standby({"0_2", "0_3"})
+      .offsets({{"0_0", -2}, {"0_1", -2}, {"0_2", 50000}, {"0_3", 50000}});
+  b.client("b").previous_active({"0_2", "0_3"}).previous_standby({"0_4", "0_5"})
+      .offsets({{"0_2", -2}, {"0_3", -2}, {"0_4", 50000}, {"0_5", 50000}});
+  b.client("c").previous_active({"0_4", "0_5"}).previous_standby({"0_0", "0_1"})
+      .offsets({{"0_4", -2}, {"0_5", -2}, {"0_0", 50000}, {"0_1", 50000}});
+  Config c;
+  c.strategy = "high_availability";
+  c.settings.num_standby_replicas = 1;
+  const SimulationResult settled = simulate(registry, c, b.build(), {});
+  EXPECT_TRUE(settled.summary.converged);
+  return settled.final_state;
+}
+
+// By hand: alpha runs 0_0 and 0_1 (100,000 offsets each), beta is new; copies restore 100
+// offsets/s, a rebalance costs 5 s, probing every 600 s. high_availability warms one task up on
+// beta (60,000 offsets an interval), and moves it once caught up, in round 3 at 1,215 s (as with
+// rounds only). Kafka's protocol: alpha still runs it, so round 3 revokes it and the follow-up,
+// round 4, starts at once: at 1,215 + 5 = 1,220 s beta, holding it as a copy meanwhile, takes it.
+TEST_F(KafkaProtocol, ARevokedActiveIsHandedOverAtAFollowUpRebalance) {
+  const Cluster c = testing::ClusterBuilder().stateful("0_0", 100000).stateful("0_1", 100000)
+                        .client("alpha").previous_active({"0_0", "0_1"}).offsets({{"0_0", -2}, {"0_1", -2}})
+                        .client("beta").build();
+  SimulationOptions options;
+  options.restore_rate = 100;
+  options.rebalance_ms = 5000;
+  const SimulationResult r = simulate(*registry_, config(0), c, options);
+  ASSERT_EQ(r.rounds.size(), 4u);
+  std::vector<std::int64_t> at;
+  std::vector<std::string> causes;
+  std::vector<std::uint64_t> revoked;
+  for (const auto& round : r.rounds) {
+    at.push_back(round.at_ms);
+    causes.push_back(round.cause);
+    revoked.push_back(round.revoked);
+  }
+  EXPECT_THAT(at, ElementsAre(5000, 610000, 1215000, 1220000));
+  EXPECT_THAT(causes, ElementsAre("start", "probing", "probing", "follow-up"));
+  EXPECT_THAT(revoked, ElementsAre(0u, 0u, 1u, 0u));
+  EXPECT_EQ(r.rounds[2].metrics.active_moves, 1u);
+  EXPECT_EQ(r.rounds[3].metrics.active_moves, 0u);  // alpha released it: no previous owner to move from
+  EXPECT_TRUE(r.summary.converged);
+  EXPECT_EQ(r.summary.followup_rounds, 1u);
+  EXPECT_EQ(r.summary.time_to_converged_ms, 1220000);
+  // Every task runs on one client at the end, one each.
+  const Cluster& end = r.final_state;
+  EXPECT_EQ(end.clients[*end.find_client("alpha")].previous_active.size(), 1u);
+  EXPECT_EQ(end.clients[*end.find_client("beta")].previous_active.size(), 1u);
+  // Between the two, the task was alpha's no more and beta's as a copy: the state round 4 saw.
+  EXPECT_EQ(r.rounds[3].clients, 2u);
+
+  // Rounds only (the model before): no follow-up, 3 rounds.
+  SimulationOptions rounds = options;
+  rounds.protocol = Protocol::rounds;
+  const SimulationResult q = simulate(*registry_, config(0), c, rounds);
+  EXPECT_EQ(q.rounds.size(), 3u);
+  EXPECT_EQ(q.summary.time_to_converged_ms, 1215000);
+}
+
+// Per round (no rate): a follow-up comes seconds after the rebalance that revoked, so nothing
+// restores in between; the copies catch up over the rounds that wait a probing interval.
+TEST_F(KafkaProtocol, PerRoundNothingRestoresBeforeAFollowUp) {
+  const Cluster c = testing::ClusterBuilder().stateful("0_0", 100000).stateful("0_1", 100000)
+                        .client("alpha").previous_active({"0_0", "0_1"}).offsets({{"0_0", -2}, {"0_1", -2}})
+                        .client("beta").build();
+  std::vector<std::string> causes;
+  std::vector<std::uint64_t> replayed;
+  SimulationOptions options;
+  options.on_round = [&](const SimulationRound& r) {
+    causes.push_back(r.cause);
+    replayed.push_back(r.replayed_offsets);
+  };
+  const SimulationResult r = simulate(*registry_, config(0), c, options);
+  ASSERT_TRUE(r.summary.converged);
+  for (std::size_t k = 0; k + 1 < causes.size(); ++k)
+    if (causes[k + 1] == "follow-up") {
+      EXPECT_EQ(replayed[k], 0u) << "round " << k + 1;
+    }
+  // Round 1 warms a copy up on beta over a probing interval: fully (100,000 offsets).
+  EXPECT_EQ(causes[1], "probing");
+  EXPECT_EQ(replayed[0], 100000u);
+}
+
+// With no probing asked for, the next rebalance is the next event's, however far: no round every
+// probing interval in between (the model before had one at 600 s).
+TEST_F(KafkaProtocol, NoRebalanceWithoutACause) {
+  SimulationOptions options;
+  options.events = {timed(EventKind::join, "d", 3000000)};
+  const SimulationResult r = simulate(*registry_, config(1), steady_group(*registry_), options);
+  ASSERT_GE(r.rounds.size(), 2u);
+  EXPECT_EQ(r.rounds[0].at_ms, 0);
+  EXPECT_EQ(r.rounds[1].at_ms, 3000000);
+  EXPECT_EQ(r.rounds[1].cause, "events");
+  EXPECT_EQ(r.rounds[1].clients, 4u);
+  options.protocol = Protocol::rounds;
+  const SimulationResult q = simulate(*registry_, config(1), steady_group(*registry_), options);
+  EXPECT_EQ(q.rounds[1].at_ms, 600000);
+  EXPECT_EQ(q.rounds[1].clients, 3u);
+}
+
+// c stops at 100 s without leaving the group: nothing happens until the session timeout (45 s)
+// drops it, at 145 s; a join at 120 s waits for that rebalance too (the group waits for c).
+TEST_F(KafkaProtocol, AClientThatStopsWithoutLeavingIsNoticedAfterTheSessionTimeout) {
+  SimulationEvent stop = timed(EventKind::leave, "c", 100000);
+  stop.leaves_group = false;
+  SimulationOptions options;
+  options.events = {stop, timed(EventKind::join, "d", 120000)};
+  const SimulationResult r = simulate(*registry_, config(1), steady_group(*registry_), options);
+  ASSERT_GE(r.rounds.size(), 2u);
+  EXPECT_EQ(r.rounds[1].at_ms, 145000);
+  EXPECT_EQ(r.rounds[1].clients, 3u);  // a and b, and d
+  EXPECT_THAT(r.rounds[0].events,
+              ElementsAre("c stops without leaving the group (noticed after the session timeout)", "d joins (1 thread)",
+                          "c is gone (the session timeout noticed it)"));
+  EXPECT_FALSE(r.final_state.find_client("c"));
+  expect_no_restoring_actives(r);
+
+  // Another session timeout.
+  options.session_timeout_ms = 10000;
+  const SimulationResult s = simulate(*registry_, config(1), steady_group(*registry_), options);
+  EXPECT_EQ(s.rounds[1].at_ms, 110000);
+  EXPECT_EQ(s.rounds[1].clients, 2u);  // d joins later, at 120 s (after any follow-up of 110 s)
+  const auto joined = std::find_if(s.rounds.begin() + 1, s.rounds.end(), [](const auto& x) { return x.clients == 3; });
+  ASSERT_NE(joined, s.rounds.end());
+  EXPECT_EQ(joined->at_ms, 120000);
+  EXPECT_EQ(joined->cause, "events");
+
+  // Rounds only: a stop without leaving is Kafka's protocol, an error.
+  options.protocol = Protocol::rounds;
+  EXPECT_THAT(test::input_error([&] { simulate(*registry_, config(1), steady_group(*registry_), options); }),
+              HasSubstr("client 'c' stops without leaving the group: that is Kafka's protocol"));
+}
+
+// kill -9 and a restart 20 s later (within the session timeout): one rebalance, at 145 s, where c
+// is back. With its state wiped it is a new process (c~1); keeping it, the same one.
+TEST_F(KafkaProtocol, AKilledClientRestartedWithinTheSessionTimeoutIsOneRebalance) {
+  for (const bool keep : {true, false}) {
+    SimulationEvent kill = timed(EventKind::restart, "c", 100000);
+    kill.leaves_group = false;
+    kill.down_ms = 20000;
+    kill.keep_state = keep;
+    SimulationOptions options;
+    options.events = {kill};
+    const SimulationResult r = simulate(*registry_, config(1), steady_group(*registry_), options);
+    ASSERT_GE(r.rounds.size(), 2u) << keep;
+    EXPECT_EQ(r.rounds[1].at_ms, 145000) << keep;
+    EXPECT_EQ(r.rounds[1].clients, 3u) << keep;
+    const std::string back = keep ? "c" : "c~1";
+    EXPECT_TRUE(r.final_state.find_client(back)) << keep;
+    EXPECT_EQ(r.final_state.client_count(), 3u) << keep;
+    EXPECT_TRUE(r.summary.converged) << keep;
+    expect_no_restoring_actives(r);
+  }
+}
+
+// A wiped restart by round is a new process too; the events keep naming it as the file does.
+TEST_F(KafkaProtocol, AWipedRestartComesBackAsANewProcess) {
+  SimulationEvent first;
+  first.round = 1;
+  first.kind = EventKind::restart;
+  first.client = "b";
+  first.keep_state = false;
+  first.where = "test";
+  SimulationEvent again = first;
+  again.round = 3;
+  SimulationOptions options;
+  options.events = {first, again};
+  const SimulationResult r = simulate(*registry_, config(1), steady_group(*registry_), options);
+  EXPECT_THAT(r.rounds[0].events, ElementsAre("b comes back, losing its state (a new process: b~1)"));
+  EXPECT_THAT(r.rounds[2].events, ElementsAre("b~1 comes back, losing its state (a new process: b~2)"));
+  EXPECT_FALSE(r.final_state.find_client("b"));
+  EXPECT_FALSE(r.final_state.find_client("b~1"));
+  EXPECT_TRUE(r.final_state.find_client("b~2"));
+  EXPECT_TRUE(r.summary.converged);
+}
+
+// Per-client restore rates: beta restores at 1,000 offsets/s, everyone else at 100.
+TEST_F(KafkaProtocol, ClientsRestoreAtTheirOwnRates) {
+  const Cluster c = testing::ClusterBuilder().stateful("0_0", 100000).stateful("0_1", 100000)
+                        .client("alpha").previous_active({"0_0", "0_1"}).offsets({{"0_0", -2}, {"0_1", -2}})
+                        .client("beta").build();
+  SimulationOptions options;
+  options.restore_rate = 100;
+  options.client_restore_rates = {{"beta", 1000}};
+  options.max_rounds = 1;
+  const SimulationResult r = simulate(*registry_, config(0), c, options);
+  // The warmup on beta is within acceptable_recovery_lag (10,000) after 90,000 offsets: 90 s at
+  // its 1,000 offsets/s (900 s at the others' 100).
+  EXPECT_EQ(r.rounds[0].slowest_restore_ms, 90000);
+  options.client_restore_rates = {{"beta", 0}};
+  EXPECT_THROW(simulate(*registry_, config(0), c, options), InputError);
+  options.client_restore_rates = {{"beta", 1000}};
+  options.restore_rate.reset();
+  EXPECT_THROW(simulate(*registry_, config(0), c, options), InputError);
+}
+
+}  // namespace
 }  // namespace assignor::host

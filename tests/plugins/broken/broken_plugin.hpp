@@ -3,20 +3,11 @@
 //
 // A library that needs a descriptor ASSIGNOR_PLUGIN cannot express (wrong API version, wrong
 // fingerprint, null factory, a factory that throws or returns null) builds it by hand and exports it
-// with ASSIGNOR_TEST_EXPORT_DESCRIPTOR, which is exactly what ASSIGNOR_PLUGIN does after its
-// descriptor: a hidden `entry()` returning the descriptor, exported under the fixed alias.
+// with ASSIGNOR_PLUGIN_DESCRIPTOR (plugin.hpp), which is exactly what ASSIGNOR_PLUGIN does after its
+// descriptor: the entry point and the name note.
 #pragma once
 
 #include <assignor/sdk.hpp>
-
-#define ASSIGNOR_TEST_EXPORT_DESCRIPTOR(DESCRIPTOR)                                                \
-  namespace assignor_plugin_detail {                                                              \
-  const ::assignor::PluginDescriptor* entry() { return &(DESCRIPTOR); }                           \
-  }                                                                                               \
-  namespace assignor_plugin_export {                                                              \
-  using assignor_plugin_detail::entry;                                                            \
-  BOOST_DLL_ALIAS(entry, assignor_plugin_entry)                                                   \
-  }
 
 namespace assignor_test_plugins {
 

@@ -14,4 +14,4 @@ const assignor::PluginDescriptor descriptor{assignor::kPluginApiVersion,
 
 }  // namespace
 
-ASSIGNOR_TEST_EXPORT_DESCRIPTOR(descriptor)
+ASSIGNOR_PLUGIN_DESCRIPTOR(descriptor, "test_incomplete")

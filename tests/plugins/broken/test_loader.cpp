@@ -140,6 +140,36 @@ TEST(PluginLoader, WrongFingerprintIsRefused) {
   EXPECT_THAT(registry.plugins(), IsEmpty());
 }
 
+// A plugin built against API 2 exports a Boost.DLL alias (a variable) where API 3 exports a
+// function: its version is read through the alias, and it is refused by that number with the way to
+// rebuild it (the test plugin declares 2; this host's number comes from the SDK).
+TEST(PluginLoader, Api2PluginIsRefusedByNumberWithTheWayToRebuildIt) {
+  PluginRegistry registry;
+  const std::string msg = message_of<PluginError>([&] { registry.load(TEST_PLUGIN_API2); });
+  EXPECT_THAT(msg, HasSubstr(real_path(TEST_PLUGIN_API2)));
+  EXPECT_THAT(msg, HasSubstr(fmt::format("API version 2, this host supports {}", assignor::kPluginApiVersion)));
+  EXPECT_THAT(msg, HasSubstr(fmt::format("rebuild it against this one (find_package(Assignor {})",
+                                         assignor::kPluginApiVersion)));
+  EXPECT_THAT(registry.plugins(), IsEmpty());
+}
+
+TEST(PluginLoader, LibraryWithoutANameNoteIsRefused) {
+  PluginRegistry registry;
+  const std::string msg = message_of<PluginError>([&] { registry.load(TEST_PLUGIN_NO_NAME_NOTE); });
+  EXPECT_THAT(msg, HasSubstr(real_path(TEST_PLUGIN_NO_NAME_NOTE)));
+  EXPECT_THAT(msg, HasSubstr("carries no plugin name note (section .note.assignor)"));
+  EXPECT_THAT(registry.plugins(), IsEmpty());
+}
+
+TEST(PluginLoader, NameNoteThatNamesAnotherPluginIsRefused) {
+  PluginRegistry registry;
+  const std::string msg = message_of<PluginError>([&] { registry.load(TEST_PLUGIN_NOTE_MISMATCH); });
+  EXPECT_THAT(msg, HasSubstr(real_path(TEST_PLUGIN_NOTE_MISMATCH)));
+  EXPECT_THAT(msg, HasSubstr("its name note says 'test_note_claims_this' but its descriptor names it "
+                             "'test_note_mismatch'"));
+  EXPECT_THAT(registry.plugins(), IsEmpty());
+}
+
 TEST(PluginLoader, IncompleteDescriptorIsRefused) {
   PluginRegistry registry;
   const std::string msg = message_of<PluginError>([&] { registry.load(TEST_PLUGIN_INCOMPLETE); });
@@ -263,6 +293,102 @@ TEST(PluginLoader, ARefusedLibraryLeavesTheRegistryUsable) {
   const assignor::AssignmentSettings settings;
   const assignor::LagModel lags(cluster, settings);
   EXPECT_THAT(assignor::validate(cluster, settings, strategy->assign({cluster, settings, lags})), IsEmpty());
+}
+
+// ---- on demand (index_directory): only the library of the name asked for is opened ----
+
+// A scratch directory of symlinks to built test plugins (the registry follows them to the real files).
+class PluginIndex : public PluginLoaderScratch {
+ protected:
+  void link(const char* built) { fs::create_symlink(fs::canonical(built), dir_ / fs::path(built).filename()); }
+};
+
+TEST_F(PluginIndex, OpensOnlyTheLibraryOfTheNameAskedFor) {
+  // Opening either of the other two would add a refusal: one crashes in its initialiser, one is of
+  // another API version.
+  link(TEST_PLUGIN_CTOR_CRASHES);
+  link(TEST_PLUGIN_WRONG_API);
+  link(TEST_PLUGIN_TRIVIAL_VALID);
+  PluginRegistry registry;
+  registry.index_directory(dir_);
+  EXPECT_THAT(registry.plugins(), IsEmpty());
+  EXPECT_THAT(registry.names(), ::testing::UnorderedElementsAre("test_ctor_crashes", "test_wrong_api",
+                                                                "test_trivial_valid"));
+  const PluginInfo* trivial = registry.find("test_trivial_valid");
+  ASSERT_NE(trivial, nullptr);
+  EXPECT_EQ(trivial->path.string(), real_path(TEST_PLUGIN_TRIVIAL_VALID));
+  EXPECT_EQ(names_of(registry), std::vector<std::string>{"test_trivial_valid"});
+  EXPECT_THAT(registry.refused(), IsEmpty());
+  EXPECT_NE(registry.create("test_trivial_valid", {}), nullptr);
+  EXPECT_THAT(registry.refused(), IsEmpty());
+  // A name nobody has: every library is opened, so that the message names all that were refused.
+  const std::string msg = message_of<PluginError>([&] { registry.require("test_trivial_vaild"); });
+  EXPECT_THAT(msg, AllOf(HasSubstr("did you mean 'test_trivial_valid'"), HasSubstr("2 libraries were refused"),
+                         HasSubstr("crashed with SIGSEGV"), HasSubstr("API version")));
+}
+
+TEST_F(PluginIndex, TheNotesOfTheBundledPluginsNameWhatTheirDescriptorsName) {
+  PluginRegistry loaded;
+  loaded.load_directory(ASSIGNOR_PLUGIN_DIR);
+  PluginRegistry indexed;
+  indexed.index_directory(ASSIGNOR_PLUGIN_DIR);
+  std::vector<std::string> by_descriptor = names_of(loaded);
+  std::vector<std::string> by_note = indexed.names();
+  std::sort(by_descriptor.begin(), by_descriptor.end());
+  std::sort(by_note.begin(), by_note.end());
+  EXPECT_EQ(by_note, by_descriptor);
+  EXPECT_THAT(indexed.plugins(), IsEmpty());
+  for (const auto& name : by_descriptor) {
+    SCOPED_TRACE(name);
+    const PluginInfo* info = indexed.find(name);
+    ASSERT_NE(info, nullptr);
+    EXPECT_EQ(info->path, loaded.find(name)->path);
+  }
+  EXPECT_THAT(indexed.refused(), IsEmpty());
+}
+
+TEST_F(PluginIndex, TwoLibrariesClaimingOneNameAreAnErrorBeforeEitherIsOpened) {
+  PluginRegistry registry;
+  registry.index_directory(dir_of(TEST_PLUGIN_DUPLICATE_NAME_A));
+  const std::string msg = message_of<PluginError>([&] { registry.require("dup"); });
+  EXPECT_THAT(msg, HasSubstr("two plugins are named 'dup'"));
+  EXPECT_THAT(msg, HasSubstr(real_path(TEST_PLUGIN_DUPLICATE_NAME_A)));
+  EXPECT_THAT(msg, HasSubstr(real_path(TEST_PLUGIN_DUPLICATE_NAME_B)));
+  EXPECT_EQ(registry.find("dup"), nullptr);
+  EXPECT_THAT(registry.plugins(), IsEmpty());
+}
+
+TEST_F(PluginIndex, ALibraryLoadedByPathAndAnIndexedOneWithItsNameAreAnError) {
+  link(TEST_PLUGIN_DUPLICATE_NAME_A);
+  PluginRegistry registry;
+  registry.index_directory(dir_);
+  EXPECT_THROW(registry.load(TEST_PLUGIN_DUPLICATE_NAME_B), PluginError);
+  EXPECT_THAT(message_of<PluginError>([&] { registry.require("dup"); }), HasSubstr("two plugins are named 'dup'"));
+}
+
+TEST_F(PluginIndex, LibrariesWithoutANoteAreOpenedOnlyForANameNoNoteClaims) {
+  link(TEST_PLUGIN_API2);
+  link(TEST_PLUGIN_TRIVIAL_VALID);
+  PluginRegistry registry;
+  registry.index_directory(dir_);
+  EXPECT_EQ(registry.names(), std::vector<std::string>{"test_trivial_valid"});
+  ASSERT_NE(registry.find("test_trivial_valid"), nullptr);
+  EXPECT_THAT(registry.refused(), IsEmpty());
+  // The API-2 library claims nothing: asked for its name, it is opened, and refused by number.
+  EXPECT_EQ(registry.find("test_api2"), nullptr);
+  ASSERT_EQ(registry.refused().size(), 1u);
+  EXPECT_EQ(registry.refused()[0].path.string(), real_path(TEST_PLUGIN_API2));
+  EXPECT_THAT(registry.refused()[0].reason, HasSubstr("API version 2"));
+}
+
+TEST_F(PluginIndex, ALibraryWhoseDescriptorNamesAnotherPluginThanItsNoteIsRefusedWhenOpened) {
+  PluginRegistry registry;
+  registry.index_directory(dir_of(TEST_PLUGIN_NOTE_MISMATCH));
+  EXPECT_EQ(registry.names(), std::vector<std::string>{"test_note_claims_this"});
+  EXPECT_EQ(registry.find("test_note_claims_this"), nullptr);
+  ASSERT_EQ(registry.refused().size(), 1u);
+  EXPECT_THAT(registry.refused()[0].reason, HasSubstr("its name note says 'test_note_claims_this'"));
+  EXPECT_EQ(registry.find("test_note_mismatch"), nullptr);  // never under the descriptor's name either
 }
 
 // ---- names ----

@@ -16,4 +16,4 @@ const assignor::PluginDescriptor descriptor{assignor::kPluginApiVersion + 2,
 
 }  // namespace
 
-ASSIGNOR_TEST_EXPORT_DESCRIPTOR(descriptor)
+ASSIGNOR_PLUGIN_DESCRIPTOR(descriptor, "test_wrong_api")

@@ -1,9 +1,12 @@
 // The five places where Kafka's HighAvailabilityTaskAssignor answers differently from a "cleaner"
-// KIP-441 assignor (shared/kafka-golden/README.md kinds A-E, plus Kafka's unknown offset sum),
+// KIP-441 assignor (tests/data/kafka-golden/README.md kinds A-E, plus Kafka's unknown offset sum),
 // each on a group small enough to work out by hand from Kafka's rules. high_availability must give
 // Kafka's answer; high_availability_plus gives the improved one, and each test says which and why.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <map>
+#include <string>
 
 #include "cluster_builder.hpp"
 #include "strategy_runner.hpp"
@@ -21,8 +24,13 @@ using testing::warmups_of;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
 
-testing::RunResult run(const char* strategy, const Cluster& c, const AssignmentSettings& s) {
-  auto r = builtin_plugins().run(strategy, c, s);
+// high_availability_plus deals its target as Kafka does with sticky_target: false; the tests of the
+// movement step (kinds D and E, -3, an active between two caught-up clients) compare the two from
+// the same dealt target.
+testing::RunResult run(const char* strategy, const Cluster& c, const AssignmentSettings& s, bool dealt = false) {
+  const StrategyParams params = dealt ? StrategyParams(std::map<std::string, std::string>{{"sticky_target", "false"}})
+                                      : StrategyParams();
+  auto r = builtin_plugins().run(strategy, c, s, params);
   EXPECT_THAT(r.errors, IsEmpty()) << strategy << "\n" << describe(c, r.assignment);
   return r;
 }
@@ -80,7 +88,7 @@ TEST(HighAvailabilityLikeKafka, ScarcelyCaughtUpTasksAreServedFirst) {
   AssignmentSettings s;
   s.max_warmup_replicas = 1;
   for (const char* strategy : {"high_availability", "high_availability_plus"}) {
-    const auto r = run(strategy, c, s);
+    const auto r = run(strategy, c, s, /*dealt=*/std::string(strategy) == "high_availability_plus");
     EXPECT_THAT(actives_of(c, r.assignment, "a"), IsEmpty()) << strategy;
     EXPECT_THAT(actives_of(c, r.assignment, "b"), ElementsAre("0_0")) << strategy;
     EXPECT_THAT(warmups_of(c, r.assignment, "b"), ElementsAre("0_1")) << strategy;
@@ -127,10 +135,14 @@ TEST(HighAvailabilityLikeKafka, UnknownOffsetSumSortsAheadOfEveryLag) {
   const auto kafka = run("high_availability", c, {});
   EXPECT_EQ(active_client_of(c, kafka.assignment, "0_0"), "a");
   EXPECT_FALSE(kafka.assignment.probing_rebalance);
-  const auto plus = run("high_availability_plus", c, {});
+  const auto plus = run("high_availability_plus", c, {}, /*dealt=*/true);
   EXPECT_EQ(active_client_of(c, plus.assignment, "0_0"), "b");
   EXPECT_THAT(warmups_of(c, plus.assignment, "a"), ElementsAre("0_0"));
   EXPECT_TRUE(plus.assignment.probing_rebalance);
+  // With its sticky target (the default) the running client b is the target: nothing to move.
+  const auto sticky = run("high_availability_plus", c, {});
+  EXPECT_EQ(active_client_of(c, sticky.assignment, "0_0"), "b");
+  EXPECT_FALSE(sticky.assignment.probing_rebalance);
 }
 
 // Kafka ignores history when it keeps an active available: 0_0 is dealt to a (no state), and Kafka
@@ -148,13 +160,19 @@ TEST(HighAvailabilityLikeKafka, KafkaMovesAnActiveBetweenTwoCaughtUpClients) {
   const auto kafka = run("high_availability", c, {});
   EXPECT_EQ(active_client_of(c, kafka.assignment, "0_0"), "c") << describe(c, kafka.assignment);
   EXPECT_EQ(kafka.metrics.active_moves, 1u);
-  const auto plus = run("high_availability_plus", c, {});
+  const auto plus = run("high_availability_plus", c, {}, /*dealt=*/true);
   EXPECT_EQ(active_client_of(c, plus.assignment, "0_0"), "b") << describe(c, plus.assignment);
   EXPECT_EQ(plus.metrics.active_moves, 0u);
   for (const auto* r : {&kafka, &plus}) {
     EXPECT_THAT(warmups_of(c, r->assignment, "a"), ElementsAre("0_0"));
     EXPECT_TRUE(r->assignment.probing_rebalance);
   }
+  // With its sticky target (the default): b keeps 0_0 (its previous owner, within its quota of one
+  // of the two tasks), 1_0 goes to a least-loaded client; no warmup, no probing rebalance.
+  const auto sticky = run("high_availability_plus", c, {});
+  EXPECT_EQ(active_client_of(c, sticky.assignment, "0_0"), "b") << describe(c, sticky.assignment);
+  EXPECT_EQ(sticky.metrics.active_moves, 0u);
+  EXPECT_FALSE(sticky.assignment.probing_rebalance);
 }
 
 }  // namespace

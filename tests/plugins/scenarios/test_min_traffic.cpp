@@ -44,14 +44,9 @@ AssignmentSettings one_standby() {
   return s;
 }
 
-StrategyParams packing_like_min_traffic() {
-  return StrategyParams(std::map<std::string, std::string>{{"keep_history", "false"}});
-}
-
 testing::RunResult run(const std::string& strategy, const Cluster& c, const AssignmentSettings& s) {
-  // min_traffic packs as high_availability_plus does with keep_history off, then optimises.
-  const StrategyParams params = strategy == "high_availability_plus" ? packing_like_min_traffic() : StrategyParams();
-  auto r = builtin_plugins().run(strategy, c, s, params);
+  // min_traffic packs as high_availability_plus does (keep_history, its default), then optimises.
+  auto r = builtin_plugins().run(strategy, c, s, StrategyParams());
   EXPECT_THAT(r.errors, IsEmpty()) << strategy << "\n" << describe(c, r.assignment);
   return r;
 }
@@ -70,7 +65,11 @@ ScenarioSpec rack_spec(ScenarioKind kind, std::uint32_t clients, std::uint32_t s
   return spec;
 }
 
-TEST(MinTraffic, AtLeastHalvesHighAvailabilityPlusTrafficOnGeneratedRackScenarios) {
+// At least 45% fewer partitions read across racks than high_availability_plus (docs/strategies.md:
+// fresh groups none at all, restarts and scale-outs about 80-90% fewer, scale-ins about half: the
+// tasks of a client that left can only go where a caught-up copy is, and the sticky target keeps
+// the others where they ran, so the optimiser has fewer caught-up choices than on a re-dealt group).
+TEST(MinTraffic, CutsHighAvailabilityPlusTrafficByAtLeast45PercentOnGeneratedRackScenarios) {
   AssignmentSettings s;
   s.num_standby_replicas = 1;
   for (ScenarioKind kind : {ScenarioKind::fresh, ScenarioKind::scale_out, ScenarioKind::scale_in,
@@ -81,7 +80,7 @@ TEST(MinTraffic, AtLeastHalvesHighAvailabilityPlusTrafficOnGeneratedRackScenario
       const auto ha = run("high_availability_plus", c, s);
       const auto mt = run("min_traffic", c, s);
       ASSERT_TRUE(ha.metrics.cross_rack_traffic.has_value());
-      EXPECT_LE(*mt.metrics.cross_rack_traffic * 2, *ha.metrics.cross_rack_traffic)
+      EXPECT_LE(*mt.metrics.cross_rack_traffic * 100, *ha.metrics.cross_rack_traffic * 55)
           << "min_traffic " << *mt.metrics.cross_rack_traffic << " vs high_availability_plus "
           << *ha.metrics.cross_rack_traffic;
       EXPECT_EQ(mt.metrics.restoring_actives, 0u);
@@ -272,7 +271,7 @@ RC_GTEST_PROP(MinTrafficRandom, ValidNeverRestoringAndKeepsHighAvailabilityCount
   // high_availability_plus with the same settings but no optimiser: same counts, no less traffic.
   AssignmentSettings plain = g.settings;
   plain.rack_aware.strategy = RackAwareStrategy::none;
-  const auto ha = builtin_plugins().run("high_availability_plus", c, plain, packing_like_min_traffic());
+  const auto ha = builtin_plugins().run("high_availability_plus", c, plain);
   testing::require_valid(c, ha);
   testing::require_run(same_counts(c, ha.assignment, mt.assignment), c, mt, "per-client counts differ from the packing's");
   if (ha.metrics.cross_rack_traffic)

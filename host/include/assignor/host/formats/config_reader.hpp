@@ -15,12 +15,19 @@
 
 namespace assignor::host {
 
+// How rebalances follow one another in a simulation (simulation.protocol): Kafka's protocol in time
+// (follow-up rebalances, the probing timer, session timeouts, wiped restarts as new processes), or
+// rounds only (the model of Kafka's convergence tests). host/tools/simulation.hpp says more.
+enum class SimulationProtocol : std::uint8_t { kafka, rounds };
+
 // What `assignor simulate` assumes about time (section `simulation:`, docs/compare-and-simulate.md).
 struct SimulationSettings {
   // Offsets per second that one copy of a task restores. Set: simulations run in time (catch-up
   // between rebalances = rate x time); unset: a copy catches up fully between rounds.
   std::optional<std::int64_t> restore_rate;
   std::int64_t rebalance_ms = 0;  // what one rebalance costs, before its assignment takes effect
+  SimulationProtocol protocol = SimulationProtocol::kafka;
+  std::int64_t session_timeout_ms = 45000;  // Kafka's default session.timeout.ms
 };
 inline constexpr std::int64_t kMaxRebalanceMs = std::int64_t{1} << 40;  // ~35 years: keeps sums exact
 
@@ -38,7 +45,7 @@ struct Config {
   StrategyLimits strategy_limits;                       // limits.time_ms, limits.memory_mb
   InputLimits input_limits;                             // limits.max_* (applied to the cluster file)
   bool allow_unsafe_plugin_permissions = false;         // plugins.allow_unsafe_permissions
-  SimulationSettings simulation;                        // simulation.restore_rate, simulation.rebalance_ms
+  SimulationSettings simulation;                        // simulation.restore_rate, .rebalance_ms, .protocol, ...
   // Where the keys that name strategies were written ("strategy", "fallback", "strategies.<name>"
   // -> "config.yaml:3:11"), for messages about them found later (an unknown strategy, a bad
   // parameter); absent for a key the config does not have.

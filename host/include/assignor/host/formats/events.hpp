@@ -28,10 +28,14 @@ struct SimulationEvent {
   std::optional<std::string> rack;          // join
   std::map<std::string, std::string> tags;  // join
   bool keep_state = true;                   // restart: keep the offset sums on disk, or lose them
+  // leave, restart (in time, Kafka's protocol): false when the client stops without leaving the
+  // group (kill -9, or Kafka Streams' close() of a dynamic member): noticed after the session timeout.
+  bool leaves_group = true;
   std::string where;                        // "FILE:LINE:COL" of the event, for messages
 };
 
-// "c9 joins (2 threads, rack r1)", "c1 leaves", "c2 restarts, keeping its state".
+// "c9 joins (2 threads, rack r1)", "c1 leaves", "c2 restarts, keeping its state",
+// "c1 stops without leaving the group".
 std::string describe(const SimulationEvent& event);
 
 // The events file (YAML):

@@ -8,11 +8,20 @@
 // sticky bit or not (unless set_allow_unsafe_permissions); its ELF header is this machine's
 // (64-bit, the same architecture, a shared object, not truncated); its symbol table, read from the file before it is
 // opened, carries the entry point; it opens in a child process within the load time limit (its
-// initialisers neither crash nor hang); its API version equals ours; its build fingerprint equals
-// ours; its descriptor is complete (name, factory, destroy). Only then is it listed; it is opened
-// in this process when a strategy is first created from it. Two plugins with one name is an error
-// naming both files. Opened libraries stay loaded for the life of the registry, and every Strategy
-// it creates keeps its library alive through its deleter.
+// initialisers neither crash nor hang); its entry point is a function (a Boost.DLL alias is a plugin
+// of API 2 or earlier: its version is read through it, to refuse it by number); its API version
+// equals ours; its build fingerprint equals ours; its descriptor is complete (name, factory,
+// destroy); its one plugin name note (plugin.hpp) gives the descriptor's name. Only then is it
+// listed; it is opened in this process when a strategy is first created from it. Two plugins with
+// one name is an error naming both files. Opened libraries stay loaded for the life of the
+// registry, and every Strategy it creates keeps its library alive through its deleter.
+//
+// Two ways to fill a registry: load_directory() opens every plugin of a directory (in a probe
+// child each), for the commands that list or run them all (plugins, compare, sweep); index_directory()
+// reads only each library's name note from the file, and find(), require() and create() then open
+// the one library that claims the name asked for (assign: the strategy; its fallback only when the
+// strategy fails, fallback_prior only when lags are unknown). A registry is used from one thread at
+// a time: find() may load.
 #pragma once
 
 #include <filesystem>
@@ -75,13 +84,29 @@ class PluginRegistry {
   // strategies down. An unsafe or missing directory throws PluginError.
   void load_directory(const std::filesystem::path& dir, PluginOrigin origin = PluginOrigin::external);
 
+  // Like load_directory(), but opens nothing yet: it checks the directory and reads, from each
+  // file, its ELF header, its symbol table and its plugin name note (none of which runs the
+  // library). A library is then loaded, with every check of load(), when find(), require() or
+  // create() asks for the name its note claims; a name no note claims opens the libraries without
+  // a note (API 2 and earlier, hand-built), in the order they were found, until one carries it.
+  // Two libraries claiming one name are refused as two loaded plugins with one name are, and a
+  // library whose descriptor names another plugin than its note is refused when it is opened.
+  void index_directory(const std::filesystem::path& dir, PluginOrigin origin = PluginOrigin::external);
+
   // How long opening one library (its initialisers) may take: the config's limits.time_ms.
   void set_load_time_limit(std::uint64_t ms) noexcept;
 
+  // The plugins loaded so far (after index_directory(), only those asked for).
   const std::vector<PluginInfo>& plugins() const noexcept;
+  // The names of the plugins loaded, then those claimed by libraries not opened yet.
+  std::vector<std::string> names() const;
+  // Whether `name` is loaded or claimed by one library not opened yet, without opening any: a
+  // name require() would not refuse before trying (no two libraries claim it).
+  bool knows(const std::string& name) const;
   const std::vector<RefusedLibrary>& refused() const noexcept;
+  // The plugin named `name`, loading it first when an indexed library claims it; null when absent.
   const PluginInfo* find(const std::string& name) const noexcept;
-  // Like find(), but throws PluginError naming the nearest loaded plugin, and the refused libraries,
+  // Like find(), but throws PluginError naming the nearest known plugin, and the refused libraries,
   // when absent.
   const PluginInfo& require(const std::string& name) const;
 

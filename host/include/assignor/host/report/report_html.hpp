@@ -54,6 +54,29 @@ struct LineChart {
   std::vector<LineSeries> lines;
 };
 
+// Paths side by side on one time axis (replay --in-time): one lane per path, a mark per rebalance
+// whose shape and colour say why it happened (kind: "start", "events", "follow-up", "probing",
+// "interval", anything else drawn as "other"), and a bar where the path converged.
+struct TimelineMark {
+  double x = 0;
+  std::string kind;
+  std::string label;  // the tooltip
+};
+
+struct TimelineLane {
+  std::string name;
+  std::vector<TimelineMark> marks;
+  std::optional<double> converged;  // x where it converged
+  std::string note;                 // after the name ("24 rebalances, 479 s")
+};
+
+struct TimelineChart {
+  std::string title;
+  std::string description;
+  std::string x_label;
+  std::vector<TimelineLane> lanes;
+};
+
 struct HtmlTable {
   std::string caption;
   std::vector<std::string> header;
@@ -66,7 +89,7 @@ struct Paragraph {
   std::string text;
 };
 
-using ReportSection = std::variant<BarChart, LineChart, HtmlTable, Paragraph>;
+using ReportSection = std::variant<BarChart, LineChart, TimelineChart, HtmlTable, Paragraph>;
 
 struct HtmlReport {
   std::string title;
@@ -77,6 +100,7 @@ struct HtmlReport {
 std::string render_html(const HtmlReport& report);
 std::string render_svg(const BarChart& chart);
 std::string render_svg(const LineChart& chart);
+std::string render_svg(const TimelineChart& chart);
 
 // Text for XML/HTML content and attribute values: & < > " ' escaped, invalid UTF-8 sequences and
 // control characters other than tab and newline replaced by U+FFFD.

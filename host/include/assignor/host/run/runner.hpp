@@ -27,7 +27,8 @@ struct RunOutcome {
 RunOutcome run_assignment(const PluginRegistry& registry, const Config& config,
                           const Cluster& cluster, const std::string& strategy);
 
-// Every `strategies.<name>` section of the config names a loaded plugin; ConfigError (exit 2) with
+// Every `strategies.<name>` section of the config names a known plugin (loaded, or claimed by a
+// library index_directory() found); ConfigError (exit 2) with
 // the section's place and the nearest name otherwise: parameters for a misspelt strategy would be
 // silently ignored.
 void check_strategy_sections(const PluginRegistry& registry, const Config& config);

@@ -17,4 +17,18 @@ spdlog::logger& log();
 void set_log_level(const std::string& level);
 void set_log_level(spdlog::level::level_enum level);
 
+// Raises the log level to errors for its lifetime: jobs that repeat a run (compare's timed
+// repeats, a sweep's combinations, replay's runs in time) would repeat every warning, and what
+// they would say is in their results (stalls, the round limit).
+class QuietLog {
+ public:
+  QuietLog();
+  ~QuietLog();
+  QuietLog(const QuietLog&) = delete;
+  QuietLog& operator=(const QuietLog&) = delete;
+
+ private:
+  int saved_;  // the spdlog level before
+};
+
 }  // namespace assignor::host

@@ -33,12 +33,17 @@ struct CompareScenario {
   std::string name;    // shown in tables (the file name without its extension)
   std::string source;  // where it came from (the path), for people
   std::function<Cluster()> load;
+  // A rebalance of an import directory: Kafka's settings there (its NAME.config.yaml), used instead
+  // of the config's `assignment:` section for this scenario (sweep's varied assignment keys still win).
+  std::optional<AssignmentSettings> settings = std::nullopt;
 };
 
 CompareScenario scenario_from_file(const std::filesystem::path& path);
 CompareScenario scenario_from_cluster(std::string name, Cluster cluster);
-// Every *.yaml, *.yml and *.json file directly in `dir`, by file name. Throws InputError when the
-// directory cannot be read or holds no cluster file. Files are read (and checked) when compared.
+// Every *.yaml, *.yml and *.json file directly in `dir`, by file name; or, when `dir` is an import
+// (`assignor import` wrote an index.json there), every rebalance's NAME.cluster.json in the index's
+// order, each with its own settings. Throws InputError when the directory cannot be read or holds no
+// cluster file. Files are read (and checked) when compared.
 std::vector<CompareScenario> scenarios_in_directory(const std::filesystem::path& dir);
 
 struct Timing {

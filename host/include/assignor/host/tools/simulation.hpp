@@ -30,6 +30,28 @@
 // event is still to come. A round that repeats the previous assignment with nothing left to catch
 // up, needs no probing and has not converged ends the run as stalled; reaching max_rounds ends it
 // with max_rounds_reached. Both are warnings on stderr.
+// Under Kafka's protocol a round that needs no probing, revokes nothing and has no event after it
+// is the last: nothing triggers another rebalance. The group has converged if that assignment is
+// balanced once its copies behind (stale standbys, restoring actives) caught up, which they do
+// without a rebalance: time_to_converged_ms is then the round's at_ms plus, in time, the slowest
+// copy's restore. Otherwise it stays as it is: stalled.
+//
+// Kafka's protocol in time (Protocol::kafka, the default; DESIGN 4.6), as a Kafka Streams group
+// on the classic cooperative protocol plays it:
+//   follow-up  an assignment that takes an active task away from a client still in the group that
+//              ran it is followed at once by another rebalance (the revoked task can be handed over
+//              only once its owner released it); until then the new owner holds it as a standby,
+//              as Kafka's StreamsPartitionAssignor gives it ("before it is revoked");
+//   probing    a probing rebalance comes probing_after_ms after the rebalance that asked for it;
+//              with neither, the next rebalance is the next event's (events in time);
+//   session    a client that stops without leaving the group (leaves_group: false) keeps its
+//              place until session_timeout_ms later: no rebalance completes before then (the
+//              group waits for it), its copies stop catching up when it stops;
+//   identity   a client restarted with its state wiped is a new process: it comes back under a
+//              new id ("c2~1"), as Kafka Streams gives a process with an empty state directory.
+// One round is one rebalance, so rounds count what a real group's log shows. Protocol::rounds is
+// the model before (no follow-up; a rebalance every probing interval while events are to come;
+// same id after a wiped restart): Kafka's own convergence tests count rounds this way.
 //
 //   SimulationOptions options;
 //   options.events = read_events_file("examples/events/add-node.yaml");
@@ -68,6 +90,13 @@ struct SimulationRound {
   bool balanced = false;
   double assign_ms = 0;
   std::vector<std::string> events;  // described, applied at the end of this round
+  // Why this rebalance happened: "start" (round 1), "events", "follow-up" (the previous round
+  // revoked tasks), "probing", or "interval" (events by round: the next round after a probing
+  // interval with none asked for).
+  std::string cause = "start";
+  // Kafka's protocol: actives this assignment takes from a client still in the group that ran
+  // them; when any, the next rebalance follows at once (follow-up).
+  std::uint64_t revoked = 0;
   std::int64_t at_ms = 0;           // when this round's assignment takes effect (t = 0: round 1 starts)
   // With a restore rate: the task-milliseconds stateful actives of this assignment spent restoring
   // before they could process, up to the next rebalance (the last round: until restored).
@@ -88,8 +117,13 @@ struct SimulationRound {
   std::optional<std::int64_t> slowest_restore_ms;
 };
 
+using Protocol = SimulationProtocol;  // kafka, rounds (config_reader.hpp)
+
 struct SimulationOptions {
   std::string strategy;                 // empty: the config's strategy
+  Protocol protocol = Protocol::kafka;  // Kafka's protocol in time, or rounds only (above)
+  // Kafka's protocol: how long a client that stopped without leaving keeps its place (>= 1).
+  std::int64_t session_timeout_ms = 45000;
   std::uint32_t max_rounds = 1000;      // >= 1 (DESIGN 4.3: 1000 wherever a simulation runs)
   std::optional<std::int64_t> catch_up;  // offsets per round per task held; nullopt: fully
   // Offsets per second each copy restores (>= 1): catch-up in time instead of per round. Exclusive
@@ -99,6 +133,11 @@ struct SimulationOptions {
   std::int64_t new_data = 0;            // offsets per round on every changelog
   std::vector<SimulationEvent> events;
   std::function<void(const SimulationRound&)> on_round;  // after each round, for streaming
+  // Offsets per second per copy on named clients (a timeline measured from a log), instead of
+  // restore_rate there; clients not named restore at restore_rate. Needs restore_rate.
+  std::map<std::string, std::int64_t> client_restore_rates;
+  // Each round's decision on the state it was made for (replay --in-time compares it with Kafka's).
+  std::function<void(std::uint32_t round, const Cluster& state, const Assignment& decided)> on_decision;
 };
 
 struct SimulationSummary {
@@ -120,6 +159,7 @@ struct SimulationSummary {
   std::uint64_t replayed_offsets = 0;               // sum over the rounds: the restore traffic
   std::uint64_t peak_restoring_copies = 0;          // the most copies restoring at one round
   bool max_rounds_reached = false;                  // ended at max_rounds, neither converged nor stalled
+  std::uint32_t followup_rounds = 0;                // Kafka's protocol: rounds that were follow-ups
 };
 
 struct SimulationResult {
@@ -128,9 +168,16 @@ struct SimulationResult {
   Cluster final_state;  // what the next round would see: after the last round and its events
 };
 
+// The time model of a config's `simulation:` section (restore rate, rebalance cost, protocol,
+// session timeout), every other option at its default: what simulate, compare --simulate and
+// sweep start from before their command-line options.
+SimulationOptions simulation_options(const Config& config);
+
 // Balanced: stateful_load_spread <= 1, active_load_spread <= 1, thread_load_spread (when known)
 // <= 1 and no restoring active.
 bool is_balanced(const Metrics& metrics) noexcept;
+// The same spreads, whatever restores: what the assignment is once its restoring actives caught up.
+bool is_balanced_once_restored(const Metrics& metrics) noexcept;
 // Converged: balanced, no probing rebalance wanted and no stale standby.
 bool is_converged(const Metrics& metrics, bool probing_rebalance) noexcept;
 

@@ -1,20 +1,29 @@
 package dev.assignor.kafkastreams;
 
+import dev.assignor.bridge.AssignmentJson;
+import dev.assignor.bridge.BridgeConfig;
+import dev.assignor.bridge.BridgeCore;
+import dev.assignor.bridge.BridgeException;
+import dev.assignor.bridge.BridgeMetrics;
+import dev.assignor.bridge.DecisionRecord;
+import dev.assignor.bridge.FallbackReason;
+
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.GroupAssignment;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.GroupSubscription;
+import org.apache.kafka.streams.processor.TaskId;
 import org.apache.kafka.streams.processor.assignment.ApplicationState;
+import org.apache.kafka.streams.processor.assignment.KafkaStreamsAssignment;
+import org.apache.kafka.streams.processor.assignment.KafkaStreamsAssignment.AssignedTask;
 import org.apache.kafka.streams.processor.assignment.TaskAssignor;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import java.nio.charset.StandardCharsets;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
+import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * Runs an Assignor strategy as a Kafka Streams task assignor (KIP-924). In the application's
@@ -25,45 +34,70 @@ import java.util.Map;
  * assignor.command=/opt/assignor/bin/assignor
  * </pre>
  * At every rebalance the group leader writes the application's state as a cluster file
- * ({@link ClusterFile}), runs {@code assignor assign} on it in a child process (the strategy can
- * crash, hang or misbehave without touching the application), reads the answer back
- * ({@link Answer}) and hands it to Kafka Streams. Whatever goes wrong (no executable, a crash, a
- * timeout, an invalid answer, a bad setting), the rebalance still completes: one warning line says
- * why, and Kafka's own assignment is used for that rebalance ({@link KafkaOwnAssignment}).
+ * ({@link ClusterFile}), has the host run the strategy on it in another process (a resident
+ * {@code assignor serve} worker, or {@code assignor assign} per rebalance: the strategy can crash,
+ * hang or misbehave without touching the application), reads the answer back ({@link Answer}) and
+ * hands it to Kafka Streams. Whatever goes wrong (no executable, a crash, a timeout, an invalid
+ * answer, a bad setting), the rebalance still completes: one warning line says why, and Kafka's own
+ * assignment is used for that rebalance ({@link KafkaOwnAssignment}). Metrics go to JMX
+ * ({@code kafka.streams.assignor:type=assignor-bridge-metrics,application-id=...}); every decision
+ * can be kept for {@code assignor replay} ({@code assignor.record.dir}).
  *
  * <p>Kafka Streams creates and configures a new instance at every rebalance, on the leader only.
+ * The {@code task.assignor.class} setting applies to the classic rebalance protocol only: under
+ * {@code group.protocol=streams} (KIP-1071) the broker assigns, and the broker module's assignor is
+ * the way (docs/bridge.md).
  */
 public final class AssignorTaskAssignor implements TaskAssignor {
     private static final Logger LOG = LoggerFactory.getLogger(AssignorTaskAssignor.class);
-    /** Host stderr lines relayed to the log per run, at most. */
-    private static final int RELAYED_LINES = 10;
+    /** The metrics' JMX domain and type (the application id is the tag). */
+    static final String METRICS_PREFIX = "kafka.streams.assignor:type=assignor-bridge-metrics,application-id=";
 
     private BridgeSettings settings = BridgeSettings.from(Map.of());
 
     @Override
     public void configure(final Map<String, ?> configs) {
         settings = BridgeSettings.from(configs);
+        metrics();  // in JMX from the first rebalance on, with zeros
+    }
+
+    /** This application's metrics (the JVM keeps them across the assignor instances). */
+    BridgeMetrics metrics() {
+        return BridgeMetrics.named(METRICS_PREFIX + BridgeMetrics.tagValue(settings.applicationId().isEmpty()
+            ? "unknown" : settings.applicationId()));
     }
 
     @Override
     public TaskAssignment assign(final ApplicationState applicationState) {
         final long start = System.nanoTime();
         final Instant now = Instant.now();
+        ClusterFile file = null;
         try {
-            final Run run = runStrategy(applicationState, now);
+            file = clusterFile(applicationState);
+            final Run run = runStrategy(applicationState, file, now);
+            final Answer answer = run.answer;
             final double totalMs = (System.nanoTime() - start) / 1e6;
             LOG.info("Assignor bridge: strategy {} assigned {} tasks ({} with a changelog) to {} processes: {} active, "
                     + "{} standby, {} warmup, {}; {} ms in all, {} ms in the strategy",
-                run.answer.strategy(), run.file.taskCount(), run.file.loggedTasks(), run.file.processOrder().size(),
-                run.answer.actives(), run.answer.standbys(), run.answer.warmups(),
-                run.answer.probing() ? "probing rebalance in " + run.answer.probingAfterMs() + " ms"
-                    : "no probing rebalance",
-                String.format("%.1f", totalMs), String.format("%.1f", run.answer.assignMs()));
-            return run.answer.assignment();
+                answer.strategy(), file.taskCount(), file.loggedTasks(), file.processOrder().size(),
+                answer.actives(), answer.standbys(), answer.warmups(),
+                answer.probing() ? "probing rebalance in " + answer.probingAfterMs() + " ms" : "no probing rebalance",
+                String.format("%.1f", totalMs), String.format("%.1f", answer.assignMs()));
+            metrics().decided(totalMs, answer.assignMs(), answer.parsed().activeMoves(),
+                answer.parsed().restoringActives(), answer.warmups());
+            record(file, applicationState, run.config, run.answerJson, answer.strategy(), answer.probing(),
+                answer.standbys(), answer.warmups(), "by the strategy", null, null, now, totalMs, answer.assignMs());
+            return answer.assignment();
         } catch (final BridgeException | RuntimeException | LinkageError e) {
             final KafkaOwnAssignment.Result kafka = KafkaOwnAssignment.assign(applicationState, now);
+            final double totalMs = (System.nanoTime() - start) / 1e6;
+            final FallbackReason reason = BridgeCore.reason(e);
             LOG.warn("Assignor bridge: strategy {} not used for this rebalance: {}; using {} instead",
-                settings.strategyForMessages(), describe(e), kafka.assignor());
+                settings.strategyForMessages(), BridgeCore.describe(e), kafka.assignor());
+            metrics().fellBack(reason, totalMs);
+            if (file != null) {
+                recordFallback(file, applicationState, kafka, reason, BridgeCore.describe(e), now, totalMs);
+            }
             return kafka.assignment();
         }
     }
@@ -76,91 +110,85 @@ public final class AssignorTaskAssignor implements TaskAssignor {
         }
     }
 
-    /** One run of the strategy: the file it was given and its answer. */
-    record Run(ClusterFile file, Answer answer) {
+    /** One run of the strategy: the file it was given, its answer, and what the record keeps. */
+    record Run(ClusterFile file, Answer answer, byte[] config, byte[] answerJson) {
+    }
+
+    private ClusterFile clusterFile(final ApplicationState state) throws BridgeException {
+        if (!settings.problems().isEmpty()) {
+            throw new BridgeException(FallbackReason.SETTINGS, String.join("; ", settings.problems()));
+        }
+        return ClusterFile.of(state, settings.applicationId());
     }
 
     /** The strategy's assignment, or why it cannot be used (no fallback here: {@link #assign} does that). */
     Run runStrategy(final ApplicationState state, final Instant now) throws BridgeException {
-        if (!settings.problems().isEmpty()) {
-            throw new BridgeException(String.join("; ", settings.problems()));
+        return runStrategy(state, clusterFile(state), now);
+    }
+
+    private Run runStrategy(final ApplicationState state, final ClusterFile file, final Instant now)
+        throws BridgeException {
+        final BridgeCore.Outcome outcome = BridgeCore.run(settings.config(),
+            BridgeSettings.assignmentSettings(state.assignmentConfigs()), file.json(), file, LOG);
+        return new Run(file, Answer.of(outcome.parsed(), file, now), outcome.config().bytes(), outcome.answer());
+    }
+
+    private void recordFallback(final ClusterFile file, final ApplicationState state,
+                                final KafkaOwnAssignment.Result kafka, final FallbackReason reason,
+                                final String message, final Instant now, final double totalMs) {
+        final BridgeConfig config = settings.config();
+        if (config == null || config.recordDir().isEmpty()) {
+            return;
         }
-        final HostConfig config = HostConfig.write(settings, state.assignmentConfigs(), WorkDirectory.get());
-        if (!config.replacedSettings().isEmpty()) {
-            LOG.info("Assignor bridge: the application's Streams config replaces {} of {}: {}",
-                config.replacedSettings().size(), settings.configFile().orElse(null), config.replacedSettings());
+        // Kafka's answer in the output format: warmups are inside its standbys (Kafka has no third kind).
+        final Map<String, AssignmentJson.Client> clients = new LinkedHashMap<>();
+        for (int c = 0; c < file.clientCount(); ++c) {
+            clients.put(file.clientId(c), new AssignmentJson.Client());
         }
-        final ClusterFile file = ClusterFile.of(state, settings.applicationId());
-        final List<String> command = new ArrayList<>(List.of(settings.command(), "assign", "--config",
-            config.path().toString(), "--cluster", "-", "--format", "json"));
-        settings.strategy().ifPresent(s -> command.addAll(List.of("--strategy", s)));
-        for (final String path : settings.pluginPaths()) {
-            command.addAll(List.of("--plugin-path", path));
+        int standbys = 0;
+        boolean probing = false;
+        for (final KafkaStreamsAssignment a : kafka.assignment().assignment()) {
+            final AssignmentJson.Client client = clients.get(a.processId().id().toString());
+            final TreeMap<TaskId, AssignedTask> tasks = new TreeMap<>(a.tasks());
+            for (final AssignedTask t : tasks.values()) {
+                final String name = t.id().subtopology() + "_" + t.id().partition();
+                if (t.type() == AssignedTask.Type.ACTIVE) {
+                    client.active.add(name);
+                } else {
+                    client.standby.add(name);
+                    ++standbys;
+                }
+            }
+            probing |= a.followupRebalanceDeadline().isPresent();
         }
-        final HostProcess.Result result = HostProcess.run(command, file.json(), settings.timeoutMs());
-        relay(result.stderr());
-        if (result.exitCode() != 0) {
-            final Path kept = keep(file);
-            throw new BridgeException("assignor exited with status " + result.exitCode() + " ("
-                + meaning(result.exitCode()) + "): " + result.stderrSummary()
-                + (kept == null ? "" : "; its input is in " + kept));
-        }
+        final long after = state.assignmentConfigs().probingRebalanceIntervalMs();
+        final byte[] json = AssignmentJson.write("kafka: " + kafka.assignor(), clients, probing, after);
+        byte[] hostConfig;
         try {
-            return new Run(file, Answer.read(result.stdout(), file, state, now));
+            hostConfig = dev.assignor.bridge.HostConfig.write(config,
+                BridgeSettings.assignmentSettings(state.assignmentConfigs()), dev.assignor.bridge.WorkDirectory.get())
+                .bytes();
         } catch (final BridgeException e) {
-            final Path kept = keep(file);
-            throw new BridgeException(e.getMessage() + (kept == null ? "" : "; its input is in " + kept), e);
+            hostConfig = ("# the bridge's config could not be written: " + e.getMessage() + "\n")
+                .getBytes(StandardCharsets.UTF_8);
         }
+        record(file, state, hostConfig, json, kafka.assignor(), probing, standbys, 0,
+            "not told apart (Kafka's assignor: warmups inside standby)", reason, message, now, totalMs, Double.NaN);
     }
 
-    private static String meaning(final int exitCode) {
-        switch (exitCode) {
-            case 2:
-                return "invalid input, config or arguments";
-            case 3:
-                return "a plugin could not be loaded or the strategy does not exist";
-            case 4:
-                return "the strategy failed or returned an invalid assignment";
-            default:
-                return exitCode > 128 ? "killed by signal " + (exitCode - 128) : "unexpected";
+    private void record(final ClusterFile file, final ApplicationState state, final byte[] config,
+                        final byte[] decision, final String decidedBy,
+                        final boolean probing, final int standbys, final int warmups, final String warmupsToldApart,
+                        final FallbackReason reason, final String message, final Instant now, final double totalMs,
+                        final double strategyMs) {
+        final BridgeConfig c = settings.config();
+        if (c == null || c.recordDir().isEmpty()) {
+            return;
         }
-    }
-
-    /** The host's warnings (suspect local state, its own fallback) go to the application's log. */
-    private static void relay(final String stderr) {
-        int relayed = 0;
-        int dropped = 0;
-        for (final String line : stderr.split("\n")) {
-            if (line.isBlank()) {
-                continue;
-            }
-            if (relayed < RELAYED_LINES) {
-                LOG.info("Assignor bridge: host: {}", line.strip());
-                ++relayed;
-            } else {
-                ++dropped;
-            }
-        }
-        if (dropped > 0) {
-            LOG.info("Assignor bridge: host: ... {} more lines", dropped);
-        }
-    }
-
-    /** The cluster file of a failed run, kept so that `assignor assign` can reproduce the failure. */
-    private static Path keep(final ClusterFile file) {
-        try {
-            final Path path = Files.createTempFile(WorkDirectory.get(), "failed-", ".cluster.json");
-            Files.write(path, file.json());
-            return path;
-        } catch (final IOException | BridgeException e) {
-            return null;
-        }
-    }
-
-    private static String describe(final Throwable e) {
-        if (e instanceof BridgeException) {
-            return e.getMessage();
-        }
-        return e.getClass().getName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
+        BridgeCore.record(c, c.recordDir().get(), new DecisionRecord.Decision(now,
+            "kafka-streams bridge, application " + settings.applicationId(), "bridge-kafka-streams", file.json(),
+            config, decision, file.clientCount(), file.taskCount(), file.loggedTasks(), probing, standbys, warmups,
+            state.assignmentConfigs().numStandbyReplicas(), "the application's Streams config", warmupsToldApart, decidedBy, reason, message,
+            totalMs, strategyMs), LOG);
     }
 }

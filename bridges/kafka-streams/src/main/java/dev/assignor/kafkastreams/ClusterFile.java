@@ -4,6 +4,10 @@ import com.fasterxml.jackson.core.JsonEncoding;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 
+import dev.assignor.bridge.AnswerReader;
+import dev.assignor.bridge.BridgeException;
+import dev.assignor.bridge.FallbackReason;
+
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.processor.TaskId;
 import org.apache.kafka.streams.processor.assignment.ApplicationState;
@@ -42,7 +46,7 @@ import java.util.TreeSet;
  * previous tasks, never tasks times processes. When Kafka could not fetch the end offsets (every lag but
  * "running" is -3), the file says {@code end_offsets_known: false}.
  */
-public final class ClusterFile {
+public final class ClusterFile implements AnswerReader.Shape {
     /** Kafka's lag for a task its process is running, caught up ({@code Task.LATEST_OFFSET}). */
     static final long RUNNING = -2L;
     /** Kafka's lag when end offsets or the process's offsets are unknown ({@code UNKNOWN_OFFSET_SUM}). */
@@ -52,6 +56,7 @@ public final class ClusterFile {
 
     private final byte[] json;
     private final Map<String, ProcessId> processes;
+    private final Map<String, Integer> clientIndex;
     private final Map<String, Integer> taskIndex;
     private final TaskId[] taskOrder;
     private final boolean[] hasStores;
@@ -65,6 +70,11 @@ public final class ClusterFile {
         this.json = json;
         this.processes = processes;
         this.taskIndex = taskIndex;
+        final Map<String, Integer> clients = new HashMap<>(processOrder.size() * 2);
+        for (int c = 0; c < processOrder.size(); ++c) {
+            clients.put(processOrder.get(c).id().toString(), c);
+        }
+        this.clientIndex = clients;
         this.taskOrder = taskOrder;
         this.hasStores = hasStores;
         this.processOrder = processOrder;
@@ -82,9 +92,33 @@ public final class ClusterFile {
         return processes;
     }
 
-    /** Task id in the file ("S_P") -> its index in {@link #task(int)}'s order, or null. */
-    public Integer taskIndex(final String name) {
-        return taskIndex.get(name);
+    /** Task id in the file ("S_P") -> its index in {@link #task(int)}'s order, or -1. */
+    @Override
+    public int taskIndex(final String name) {
+        final Integer t = taskIndex.get(name);
+        return t == null ? -1 : t;
+    }
+
+    @Override
+    public String taskName(final int t) {
+        return taskOrder[t].subtopology() + "_" + taskOrder[t].partition();
+    }
+
+    @Override
+    public int clientCount() {
+        return processOrder.size();
+    }
+
+    /** Client id in the file (the process UUID) -> its index in {@link #processOrder()}, or -1. */
+    @Override
+    public int clientIndex(final String id) {
+        final Integer c = clientIndex.get(id);
+        return c == null ? -1 : c;
+    }
+
+    @Override
+    public String clientId(final int c) {
+        return processOrder.get(c).id().toString();
     }
 
     /** Kafka's task id of index {@code t} (tasks in Kafka's order). */
@@ -92,11 +126,13 @@ public final class ClusterFile {
         return taskOrder[t];
     }
 
+    @Override
     public int taskCount() {
         return taskOrder.length;
     }
 
     /** Whether Kafka counts task {@code t} stateful (it has state stores): only those may have standbys. */
+    @Override
     public boolean hasStores(final int t) {
         return hasStores[t];
     }
@@ -126,7 +162,8 @@ public final class ClusterFile {
     public static ClusterFile of(final ApplicationState state, final String applicationId) throws BridgeException {
         for (final TaskId id : state.allTasks().keySet()) {  // before sorting: Kafka refuses to compare them
             if (id.topologyName() != null) {
-                throw new BridgeException("task " + id + " belongs to the named topology '" + id.topologyName()
+                throw new BridgeException(FallbackReason.MAPPING, "task " + id + " belongs to the named topology '"
+                    + id.topologyName()
                     + "': named topologies have no place in a cluster file");
             }
         }
@@ -214,7 +251,8 @@ public final class ClusterFile {
             g.writeEndArray();
             g.writeEndObject();
         } catch (final IOException e) {
-            throw new BridgeException("could not write the cluster file: " + e.getMessage(), e);
+            throw new BridgeException(FallbackReason.INTERNAL, "could not write the cluster file: " + e.getMessage(),
+                e);
         }
 
         final Map<String, ProcessId> processIds = new HashMap<>(clients.size() * 2);
@@ -317,11 +355,13 @@ public final class ClusterFile {
         try {
             lag = client.lagFor(task);
         } catch (final RuntimeException e) {
-            throw new BridgeException("Kafka Streams has no lag for task " + task + " on process " + client.processId()
+            throw new BridgeException(FallbackReason.MAPPING, "Kafka Streams has no lag for task " + task
+                + " on process " + client.processId()
                 + " (" + e.getMessage() + ")", e);
         }
         if (lag < 0 && lag != RUNNING && lag != UNKNOWN) {
-            throw new BridgeException("task " + task + " on process " + client.processId() + " has lag " + lag
+            throw new BridgeException(FallbackReason.MAPPING, "task " + task + " on process " + client.processId()
+                + " has lag " + lag
                 + ", which Kafka Streams never reports");
         }
         return lag;

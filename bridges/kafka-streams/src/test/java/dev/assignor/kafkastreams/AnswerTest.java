@@ -1,5 +1,7 @@
 package dev.assignor.kafkastreams;
 
+import dev.assignor.bridge.BridgeException;
+
 import org.apache.kafka.streams.processor.TaskId;
 import org.apache.kafka.streams.processor.assignment.AssignmentConfigs;
 import org.apache.kafka.streams.processor.assignment.KafkaStreamsAssignment;
@@ -87,12 +89,12 @@ class AnswerTest {
         refused("no 'strategy' field", "{\"assignment\": {}}");
         refused("not in the group", answer(ok0, ok1, noProbing).replace(C1, "somebody-else"));
         refused("unknown task '9_9'", answer(ok0, "{\"active\": [\"0_2\", \"1_0\", \"9_9\"]}", noProbing));
-        refused("leaves out process", "{\"strategy\": \"x\", \"assignment\": {\"" + C0
+        refused("leaves out client", "{\"strategy\": \"x\", \"assignment\": {\"" + C0
             + "\": {\"active\": [\"0_0\", \"0_1\", \"0_2\", \"1_0\"]}}}");
         refused("gives task 1_0 no active", answer(ok0, "{\"active\": [\"0_2\"]}", noProbing));
-        refused("active on two processes", answer(ok0, "{\"active\": [\"0_1\", \"0_2\", \"1_0\"]}", noProbing));
+        refused("active on two clients", answer(ok0, "{\"active\": [\"0_1\", \"0_2\", \"1_0\"]}", noProbing));
         refused("task 0_0 twice", answer("{\"active\": [\"0_0\", \"0_1\"], \"standby\": [\"0_0\"]}", ok1, noProbing));
-        refused("which has no state stores (Kafka: INVALID_STANDBY_TASK)", answer("{\"active\": [\"0_0\", \"0_1\"], \"standby\": [\"1_0\"]}", ok1,
+        refused("which has no state stores", answer("{\"active\": [\"0_0\", \"0_1\"], \"standby\": [\"1_0\"]}", ok1,
             noProbing));
         refused("without after_ms", answer(ok0, ok1, "{\"needed\": true}"));
         refused("expected START_ARRAY", answer("{\"active\": \"0_0\"}", ok1, noProbing));

@@ -27,6 +27,9 @@ import java.util.Map;
  * (cluster file, child process, answer), the Java side alone (writing the file; reading the answer
  * into Kafka's assignment), and the strategy's own time as the host reports it ({@code assign_ms});
  * what is left is the child process (start, reading the file, validation, metrics, writing JSON).
+ * Beside them: the whole {@code runStrategy} through the resident worker (when the command has
+ * {@code serve}), and Kafka's own HighAvailabilityTaskAssignor on the same state in this JVM (up to
+ * 10k tasks).
  */
 @Tag("benchmark")
 class BridgeOverheadBenchmark {
@@ -34,9 +37,12 @@ class BridgeOverheadBenchmark {
     void overheadPerAssignment() throws Exception {
         final Path assignor = TestSupport.requireAssignor();
         final String strategy = System.getProperty("assignor.bench.strategy", "high_availability");
-        System.out.printf("%-22s %9s %9s %14s %11s %11s %13s %8s%n", "group", "total ms", "strategy",
-            "over strategy", "file (java)", "answer (java)", "host process", "file MB");
-        for (final int[] size : new int[][] {{10, 10, 100}, {1000, 100, 1000}}) {
+        final boolean serve = new String(TestSupport.run(List.of(assignor.toString(), "--help")))
+            .lines().anyMatch(l -> l.strip().startsWith("serve"));
+        System.out.printf("%-22s %9s %9s %14s %11s %11s %13s %8s %12s %12s%n", "group", "total ms", "strategy",
+            "over strategy", "file (java)", "answer (java)", "host process", "file MB", "worker total",
+            "Kafka in-JVM");
+        for (final int[] size : new int[][] {{10, 10, 100}, {100, 100, 100}, {1000, 100, 1000}}) {
             final int clients = size[0];
             final int subtopologies = size[1];
             final int partitions = size[2];
@@ -48,7 +54,8 @@ class BridgeOverheadBenchmark {
                 new AssignmentConfigs(10000L, 2, 1, 600000L, List.of()));
             final AssignorTaskAssignor bridge = new AssignorTaskAssignor();
             bridge.configure(Map.of(BridgeSettings.COMMAND, assignor.toString(), BridgeSettings.STRATEGY, strategy,
-                BridgeSettings.TIMEOUT_MS, "120000", "application.id", FakeApplicationState.APPLICATION_ID));
+                BridgeSettings.TIMEOUT_MS, "120000", "application.id", FakeApplicationState.APPLICATION_ID,
+                BridgeSettings.HOST_MODE, "process"));
             final List<double[]> runs = new ArrayList<>();
             double fileMb = 0;
             for (int i = 0; i < 9; ++i) {
@@ -72,9 +79,39 @@ class BridgeOverheadBenchmark {
             final double strategyMs = median(runs, 1);
             final double write = median(runs, 2);
             final double read = median(runs, 3);
-            System.out.printf("%-22s %9.1f %9.1f %14.1f %11.1f %13.1f %13.1f %8.1f%n",
+            // The same through the resident worker, when the command has one.
+            double worker = Double.NaN;
+            if (serve) {
+                final AssignorTaskAssignor resident = new AssignorTaskAssignor();
+                resident.configure(Map.of(BridgeSettings.COMMAND, assignor.toString(), BridgeSettings.STRATEGY,
+                    strategy, BridgeSettings.TIMEOUT_MS, "120000", "application.id", FakeApplicationState.APPLICATION_ID,
+                    BridgeSettings.HOST_MODE, "worker"));
+                final List<double[]> w = new ArrayList<>();
+                for (int i = 0; i < 9; ++i) {
+                    final long t0 = System.nanoTime();
+                    resident.runStrategy(state, Instant.now());
+                    if (i >= 2) {
+                        w.add(new double[] {(System.nanoTime() - t0) / 1e6});
+                    }
+                }
+                worker = median(w, 0);
+            }
+            // Kafka's own assignor in this JVM (its HighAvailabilityTaskAssignor takes minutes at 100k: left out).
+            double kafka = Double.NaN;
+            if (cluster.get("tasks").size() <= 10_000) {
+                final List<double[]> k = new ArrayList<>();
+                for (int i = 0; i < 9; ++i) {
+                    final long t0 = System.nanoTime();
+                    KafkaOwnAssignment.assign(state, Instant.now());
+                    if (i >= 2) {
+                        k.add(new double[] {(System.nanoTime() - t0) / 1e6});
+                    }
+                }
+                kafka = median(k, 0);
+            }
+            System.out.printf("%-22s %9.1f %9.1f %14.1f %11.1f %13.1f %13.1f %8.1f %12.1f %12.1f%n",
                 cluster.get("tasks").size() + " tasks x " + clients, total, strategyMs, total - strategyMs, write, read,
-                total - strategyMs - write - read, fileMb);
+                total - strategyMs - write - read, fileMb, worker, kafka);
         }
     }
 

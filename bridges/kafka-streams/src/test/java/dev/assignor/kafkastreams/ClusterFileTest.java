@@ -1,5 +1,7 @@
 package dev.assignor.kafkastreams;
 
+import dev.assignor.bridge.BridgeException;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;

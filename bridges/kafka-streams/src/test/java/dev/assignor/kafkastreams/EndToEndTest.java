@@ -96,7 +96,8 @@ class EndToEndTest {
             final Map<String, Object> bridge = Map.of(
                 StreamsConfig.TASK_ASSIGNOR_CLASS_CONFIG, RecordingTaskAssignor.class.getName(),
                 BridgeSettings.STRATEGY, "least_movement",
-                BridgeSettings.COMMAND, assignor.toString());
+                BridgeSettings.COMMAND, assignor.toString(),
+                BridgeSettings.HOST_MODE, TestSupport.hostMode());
             RecordingTaskAssignor.DECISIONS.clear();
             final ObjectNode bridgeRun = new Scenario("bridge", bootstrap, dir, bridge, true).run();
             checkBridgeRun(dir.resolve("bridge.log"), bridgeRun);

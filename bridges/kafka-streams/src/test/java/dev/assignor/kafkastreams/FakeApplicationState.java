@@ -30,7 +30,7 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * An {@link ApplicationState} built the way Kafka Streams builds its own from the members'
  * subscriptions, for tests: from a cluster file (DESIGN 4.1) whose client ids become
- * {@code UUID(0, rank)} in string order (shared/kafka-golden/README.md). Lags follow Kafka's
+ * {@code UUID(0, rank)} in string order (tests/data/kafka-golden/README.md). Lags follow Kafka's
  * {@code ClientState.computeTaskLags} (reported offset sum, or 0 when not reported; -2 and -3 kept;
  * a sum above the end-offset sum gives the end-offset sum), and a task a client reported offsets for
  * but did not list becomes a previous standby, as Kafka's {@code ClientState} makes it. A task has

@@ -83,6 +83,30 @@ class FallbackTest {
             "the hung strategy and its children are gone");
     }
 
+    /** The resident worker's failures fall back the same way (WorkerTest has the worker's own lifecycle). */
+    @Test
+    void workerFailures() throws Exception {
+        for (final String[] failure : new String[][] {{"*:crash", "crashing on request 1"},
+            {"*:error", "threw: boom"}, {"*:garbage", "out of frame"}}) {
+            final String warning = fallsBack(Map.of(BridgeSettings.COMMAND,
+                dev.assignor.bridge.FakeWorker.command(dir, failure[0]).toString(), BridgeSettings.HOST_MODE, "worker"));
+            assertTrue(warning.contains(failure[1]), failure[0] + ": " + warning);
+        }
+    }
+
+    /** Every rebalance counts in the application's JMX metrics, fallbacks by reason. */
+    @Test
+    void fallbacksCountByReasonInJmx() throws Exception {
+        final javax.management.ObjectName name = new javax.management.ObjectName(AssignorTaskAssignor.METRICS_PREFIX
+            + FakeApplicationState.APPLICATION_ID);
+        final AssignorTaskAssignor bridge = bridge(Map.of(BridgeSettings.COMMAND, dir.resolve("none").toString()));
+        final long before = (Long) java.lang.management.ManagementFactory.getPlatformMBeanServer()
+            .getAttribute(name, "fallbacks-start");
+        bridge.assign(state);
+        assertEquals(before + 1, java.lang.management.ManagementFactory.getPlatformMBeanServer()
+            .getAttribute(name, "fallbacks-start"));
+    }
+
     @Test
     void strategyPrintsGarbage() throws Exception {
         assertTrue(fallsBack(script("cat > /dev/null\necho 'all good'\n")).contains("not valid JSON"));
@@ -99,7 +123,7 @@ class FallbackTest {
     @Test
     void badSetting() {
         final String warning = fallsBack(Map.of(BridgeSettings.COMMAND, "assignor", BridgeSettings.TIMEOUT_MS, "x"));
-        assertTrue(warning.contains("expected a number of milliseconds"), warning);
+        assertTrue(warning.contains("Invalid value x for configuration assignor.timeout.ms"), warning);
     }
 
     /** A valid answer comes through even after a megabyte on stderr, and is used as is. */
@@ -134,7 +158,8 @@ class FallbackTest {
     @Test
     void realStrategyIsUsed() throws Exception {
         final Path assignor = TestSupport.requireAssignor();
-        final AssignorTaskAssignor bridge = bridge(Map.of(BridgeSettings.COMMAND, assignor.toString()));
+        final AssignorTaskAssignor bridge = bridge(Map.of(BridgeSettings.COMMAND, assignor.toString(),
+            BridgeSettings.HOST_MODE, TestSupport.hostMode()));
         final AssignorTaskAssignor.Run run = bridge.runStrategy(state, Instant.EPOCH);
         final Path cluster = Files.write(dir.resolve("cluster.json"), run.file().json());
         final Path config = TestSupport.write(dir.resolve("config.yaml"),
@@ -146,6 +171,50 @@ class FallbackTest {
             assertEquals(List.of(), log.at(Level.WARN));
             assertEquals(direct, TestSupport.roles(result, nameByUuid()));
         }
+    }
+
+    /**
+     * With a record directory, every decision is kept in import's layout: the strategy's, and the
+     * fallback's (Kafka's answer, its reason); `assignor replay` reads the directory and least_movement
+     * gives its recorded decisions again.
+     */
+    @Test
+    void decisionsAreRecordedAndReplayed() throws Exception {
+        final Path assignor = TestSupport.requireAssignor();
+        final Path record = dir.resolve("record");
+        final AssignorTaskAssignor bridge = bridge(Map.of(BridgeSettings.COMMAND, assignor.toString(),
+            BridgeSettings.HOST_MODE, TestSupport.hostMode(), BridgeSettings.RECORD_DIR, record.toString()));
+        bridge.assign(state);
+        bridge.assign(state);
+        final AssignorTaskAssignor failing = bridge(Map.of(BridgeSettings.COMMAND, dir.resolve("none").toString(),
+            BridgeSettings.RECORD_DIR, record.toString()));
+        failing.assign(state);
+        final var index = TestSupport.read(record.resolve("index.json")).get("rebalances");
+        assertEquals(3, index.size());
+        assertEquals("least_movement", index.get(0).get("decided_by").asText());
+        assertTrue(index.get(1).get("fallback_reason").isNull());
+        assertEquals("start", index.get(2).get("fallback_reason").asText());
+        assertTrue(index.get(2).get("decided_by").asText().contains("HighAvailabilityTaskAssignor"));
+        // The fallback's recorded decision is Kafka's answer.
+        final var recorded = TestSupport.roles(TestSupport.read(record.resolve(index.get(2).get("name").asText()
+            + ".kafka.json")).get("assignment"));
+        assertEquals(kafka, renameToFileIds(recorded));
+        final var replay = TestSupport.parse(TestSupport.run(List.of(assignor.toString(), "replay", record.toString(),
+            "--strategies", "least_movement", "--format", "json")));
+        final var rebalances = replay.get("rebalances");
+        assertEquals(3, rebalances.size());
+        for (int i = 0; i < 2; ++i) {
+            assertTrue(rebalances.get(i).path("strategies").path("least_movement").path("same_as_kafka").asBoolean(),
+                rebalances.get(i).toString());
+        }
+    }
+
+    /** Roles keyed by the process UUID (as recorded) -> keyed by the test's client names. */
+    private Map<String, Map<String, SortedSet<String>>> renameToFileIds(
+        final Map<String, Map<String, SortedSet<String>>> byUuid) {
+        final Map<String, Map<String, SortedSet<String>>> out = new java.util.TreeMap<>();
+        state.processIds.forEach((name, id) -> out.put(name, byUuid.get(id.id().toString())));
+        return out;
     }
 
     /** Kafka's own choice when it could not fetch end offsets: every previous active stays, and it probes. */
@@ -185,6 +254,8 @@ class FallbackTest {
     private static AssignorTaskAssignor bridge(final Map<String, Object> configs) {
         final Map<String, Object> all = new HashMap<>(configs);
         all.putIfAbsent(BridgeSettings.STRATEGY, "least_movement");
+        // The fakes here are `assignor assign` scripts; the worker's failures are WorkerTest's.
+        all.putIfAbsent(BridgeSettings.HOST_MODE, "process");
         all.put("application.id", FakeApplicationState.APPLICATION_ID);
         final AssignorTaskAssignor bridge = new AssignorTaskAssignor();
         bridge.configure(all);

@@ -1,5 +1,7 @@
 package dev.assignor.kafkastreams;
 
+import dev.assignor.bridge.BridgeException;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
@@ -22,7 +24,6 @@ import java.util.TreeSet;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Kafka's own code as the oracle for {@code high_availability}: Kafka Streams'
@@ -35,7 +36,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  *
  * <p>{@code -Dassignor.differential.cases=N -Dassignor.differential.seed=S} explore other groups.
  */
-class HighAvailabilityDifferentialTest {
+public class HighAvailabilityDifferentialTest {
     private static final String[] SCENARIOS = {"fresh", "scale-out", "scale-in", "rolling-restart"};
 
     /** The oracle itself against Kafka's recorded answers (apache/kafka 1eb7644349cb, Oct 2024). */
@@ -116,9 +117,17 @@ class HighAvailabilityDifferentialTest {
     static List<String> compare(final Path assignor, final FakeApplicationState state,
                                 final Map<String, Map<String, SortedSet<String>>> expected,
                                 final boolean expectedProbing) {
+        return compare(assignor, "high_availability", state, expected, expectedProbing);
+    }
+
+    /** The same with another strategy. */
+    static List<String> compare(final Path assignor, final String strategy, final FakeApplicationState state,
+                                final Map<String, Map<String, SortedSet<String>>> expected,
+                                final boolean expectedProbing) {
         final AssignorTaskAssignor bridge = new AssignorTaskAssignor();
         bridge.configure(Map.of(BridgeSettings.COMMAND, assignor.toString(), BridgeSettings.STRATEGY,
-            "high_availability", "application.id", FakeApplicationState.APPLICATION_ID));
+            strategy, "application.id", FakeApplicationState.APPLICATION_ID, BridgeSettings.HOST_MODE,
+            TestSupport.hostMode()));
         final List<String> d = new ArrayList<>();
         try {
             final AssignorTaskAssignor.Run run = bridge.runStrategy(state, Instant.EPOCH);
@@ -133,7 +142,7 @@ class HighAvailabilityDifferentialTest {
     }
 
     /** A group like tests/kafka/differential.py's: every scenario, uneven threads, stale and odd offsets. */
-    static ObjectNode generatedCluster(final Path assignor, final Random rng, final int i, final Path work) {
+    public static ObjectNode generatedCluster(final Path assignor, final Random rng, final int i, final Path work) {
         final List<String> command = List.of(assignor.toString(), "generate",
             "--clients", String.valueOf(2 + rng.nextInt(13)), "--threads", String.valueOf(1 + rng.nextInt(3)),
             "--subtopologies", String.valueOf(1 + rng.nextInt(6)), "--partitions", String.valueOf(1 + rng.nextInt(24)),
@@ -185,8 +194,7 @@ class HighAvailabilityDifferentialTest {
     }
 
     static List<Path> goldenCases() throws IOException {
-        final Path golden = TestSupport.golden().orElse(null);
-        assumeTrue(golden != null, "no recorded Kafka answers (-Dassignor.golden=../shared/kafka-golden): skipped");
+        final Path golden = TestSupport.golden();
         final List<Path> cases = new ArrayList<>();
         try (DirectoryStream<Path> files = Files.newDirectoryStream(golden, "*.kafka.json")) {
             files.forEach(cases::add);
@@ -201,12 +209,14 @@ class HighAvailabilityDifferentialTest {
         final FakeApplicationState state;
         final Map<String, Map<String, SortedSet<String>>> expected;
         final boolean expectedProbing;
+        final JsonNode cluster;
 
         private Case(final FakeApplicationState state, final Map<String, Map<String, SortedSet<String>>> expected,
-                     final boolean expectedProbing) {
+                     final boolean expectedProbing, final JsonNode cluster) {
             this.state = state;
             this.expected = expected;
             this.expectedProbing = expectedProbing;
+            this.cluster = cluster;
         }
 
         static Case load(final Path kafkaJson) throws IOException {
@@ -216,8 +226,9 @@ class HighAvailabilityDifferentialTest {
                 cluster = Path.of(base + ".cluster.yaml");
             }
             final JsonNode config = TestSupport.read(Path.of(base + ".config.yaml"));
+            final JsonNode clusterFile = TestSupport.read(cluster);
             final FakeApplicationState state =
-                FakeApplicationState.of(TestSupport.read(cluster), FakeApplicationState.configs(config));
+                FakeApplicationState.of(clusterFile, FakeApplicationState.configs(config));
             final JsonNode kafka = TestSupport.read(kafkaJson);
             final Map<String, Map<String, SortedSet<String>>> byName = TestSupport.roles(kafka.get("assignment"));
             // Every client of the group appears, even with nothing.
@@ -225,7 +236,7 @@ class HighAvailabilityDifferentialTest {
                 byName.computeIfAbsent(name, n -> Map.of("active", new TreeSet<>(), "standby", new TreeSet<>()));
             }
             final JsonNode probing = kafka.get("probing_rebalance_needed");
-            return new Case(state, byName, probing != null && probing.asBoolean());
+            return new Case(state, byName, probing != null && probing.asBoolean(), clusterFile);
         }
     }
 }

@@ -11,14 +11,18 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
 
-/** The bridge's log lines while it is open: "LEVEL message". */
-final class LogCapture extends AbstractAppender implements AutoCloseable {
+/** A logger's lines (the Streams bridge's by default) while it is open: "LEVEL message". */
+public final class LogCapture extends AbstractAppender implements AutoCloseable {
     private final List<String> lines = new ArrayList<>();
     private final org.apache.logging.log4j.core.Logger logger;
 
     LogCapture() {
+        this(AssignorTaskAssignor.class);
+    }
+
+    public LogCapture(final Class<?> of) {
         super("capture-" + System.nanoTime(), null, null, true, Property.EMPTY_ARRAY);
-        logger = ((LoggerContext) LogManager.getContext(false)).getLogger(AssignorTaskAssignor.class.getName());
+        logger = ((LoggerContext) LogManager.getContext(false)).getLogger(of.getName());
         start();
         logger.addAppender(this);
     }
@@ -28,11 +32,11 @@ final class LogCapture extends AbstractAppender implements AutoCloseable {
         lines.add(event.getLevel() + " " + event.getMessage().getFormattedMessage());
     }
 
-    synchronized List<String> lines() {
+    public synchronized List<String> lines() {
         return new ArrayList<>(lines);
     }
 
-    synchronized List<String> at(final Level level) {
+    public synchronized List<String> at(final Level level) {
         return lines.stream().filter(l -> l.startsWith(level + " ")).collect(Collectors.toList());
     }
 

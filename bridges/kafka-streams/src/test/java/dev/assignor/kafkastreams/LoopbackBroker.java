@@ -22,11 +22,11 @@ import java.util.Map;
  * A single-node Kafka broker (KRaft: broker and controller in one), from Kafka's own jars, listening
  * on 127.0.0.1 only; its storage is formatted in a directory of the test's. Closing it shuts it down.
  */
-final class LoopbackBroker implements AutoCloseable {
+public final class LoopbackBroker implements AutoCloseable {
     private final KafkaRaftServer server;
     private final String bootstrap;
 
-    LoopbackBroker(final Path directory, final Map<String, String> extraConfigs) throws Exception {
+    public LoopbackBroker(final Path directory, final Map<String, String> extraConfigs) throws Exception {
         final Path logDir = Files.createDirectories(directory.resolve("kraft"));
         final int brokerPort = freePort();
         final int controllerPort = freePort();
@@ -64,7 +64,7 @@ final class LoopbackBroker implements AutoCloseable {
     }
 
     /** bootstrap.servers for clients: 127.0.0.1 and the broker's port. */
-    String bootstrapServers() {
+    public String bootstrapServers() {
         return bootstrap;
     }
 

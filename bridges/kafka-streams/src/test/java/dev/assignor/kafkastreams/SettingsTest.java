@@ -1,5 +1,8 @@
 package dev.assignor.kafkastreams;
 
+import dev.assignor.bridge.BridgeException;
+import dev.assignor.bridge.HostConfig;
+
 import com.fasterxml.jackson.databind.JsonNode;
 
 import org.apache.kafka.streams.processor.assignment.AssignmentConfigs;
@@ -33,17 +36,24 @@ class SettingsTest {
         assertEquals("app", s.applicationId());
     }
 
-    /** Never an exception (Kafka configures the assignor inside the rebalance): problems are kept. */
+    /**
+     * Never an exception (Kafka configures the assignor inside the rebalance): Kafka's ConfigDef reads
+     * the values, and what it refuses (the first bad value) is kept as the problem.
+     */
     @Test
     void badSettingsAreProblemsNotExceptions() {
         assertTrue(BridgeSettings.from(Map.of()).problems().get(0).contains("no strategy"));
         final BridgeSettings s = BridgeSettings.from(Map.of(BridgeSettings.STRATEGY, "x", BridgeSettings.TIMEOUT_MS,
-            "soon", BridgeSettings.COMMAND, new Object()));
-        assertEquals(2, s.problems().size(), s.problems().toString());
-        assertTrue(s.problems().get(0).contains(BridgeSettings.COMMAND + ": expected a string"));
-        assertTrue(s.problems().get(1).contains("expected a number of milliseconds, got 'soon'"));
+            "soon"));
+        assertEquals(1, s.problems().size(), s.problems().toString());
+        assertTrue(s.problems().get(0).contains("Invalid value soon for configuration assignor.timeout.ms"),
+            s.problems().toString());
+        assertTrue(BridgeSettings.from(Map.of(BridgeSettings.STRATEGY, "x", BridgeSettings.COMMAND, new Object()))
+            .problems().get(0).contains("for configuration assignor.command"));
         assertTrue(BridgeSettings.from(Map.of(BridgeSettings.STRATEGY, "x", BridgeSettings.TIMEOUT_MS, "0"))
-            .problems().get(0).contains("must be >= 1"));
+            .problems().get(0).contains("Value must be at least 1"));
+        assertTrue(BridgeSettings.from(Map.of(BridgeSettings.STRATEGY, "x", BridgeSettings.HOST_MODE, "thread"))
+            .problems().get(0).contains("assignor.host.mode"));
     }
 
     /** The application's settings replace the file's; the strategy override and absolute plugin paths. */
@@ -59,7 +69,7 @@ class SettingsTest {
             BridgeSettings.STRATEGY, "least_movement"));
         final AssignmentConfigs streams = new AssignmentConfigs(500L, 2, 1, 60000L, List.of("zone"), OptionalInt.of(7),
             OptionalInt.empty(), "min_traffic");
-        final HostConfig written = HostConfig.write(settings, streams, dir);
+        final HostConfig written = HostConfig.write(settings.config(), BridgeSettings.assignmentSettings(streams), dir);
         final JsonNode config = TestSupport.read(written.path());
         assertEquals("least_movement", config.get("strategy").asText());
         assertEquals(dir.resolve("my-plugins").toString(), config.get("plugins").get("paths").get(0).asText());
@@ -74,18 +84,21 @@ class SettingsTest {
         assertEquals("zone", a.get("rack_aware").get("tags").get(0).asText());
         assertEquals(List.of("assignment.num_standby_replicas: 2 -> 1"), written.replacedSettings());
         // The same settings give the same file: written once.
-        assertEquals(written.path(), HostConfig.write(settings, streams, dir).path());
+        assertEquals(written.path(), HostConfig.write(settings.config(), BridgeSettings.assignmentSettings(streams), dir)
+            .path());
     }
 
     @Test
     void unreadableConfigFiles() {
         final AssignmentConfigs streams = new AssignmentConfigs(500L, 2, 1, 60000L, List.of());
         final BridgeException missing = assertThrows(BridgeException.class, () -> HostConfig.write(
-            BridgeSettings.from(Map.of(BridgeSettings.CONFIG, dir.resolve("nope.yaml").toString())), streams, dir));
+            BridgeSettings.from(Map.of(BridgeSettings.CONFIG, dir.resolve("nope.yaml").toString())).config(),
+            BridgeSettings.assignmentSettings(streams), dir));
         assertTrue(missing.getMessage().contains("assignor.config: cannot read"), missing.getMessage());
         final Path list = TestSupport.write(dir.resolve("list.yaml"), "- a\n- b\n");
         final BridgeException notMapping = assertThrows(BridgeException.class, () -> HostConfig.write(
-            BridgeSettings.from(Map.of(BridgeSettings.CONFIG, list.toString())), streams, dir));
+            BridgeSettings.from(Map.of(BridgeSettings.CONFIG, list.toString())).config(),
+            BridgeSettings.assignmentSettings(streams), dir));
         assertTrue(notMapping.getMessage().contains("is not a YAML mapping"), notMapping.getMessage());
     }
 }

@@ -32,7 +32,6 @@ import java.util.TreeSet;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.abort;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Kafka's own code as the oracle for the KIP-1071 strategies: the group coordinator's
@@ -40,7 +39,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * {@code assignor assign --strategy streams_sticky} with {@code refiner: false}, on Kafka's recorded
  * answers and on generated groups; and {@code streams_balanced} against its recorded answers.
  *
- * <p>Inputs are given to Kafka as shared/kafka-golden/README.md says: a client is a process (its id
+ * <p>Inputs are given to Kafka as tests/data/kafka-golden/README.md says: a client is a process (its id
  * as is), each thread a member (its name in {@code previous_by_thread}, else {@code <client>/t<k>}
  * with k counting from 0 over the names previous_by_thread leaves free)
  * in a {@code HashMap} as in the group coordinator; previous tasks of a client without
@@ -60,7 +59,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * {@code BalancedTaskAssignor} is in no released Kafka jar (4.0 to 4.4; it is apache/kafka pull
  * request 23419), so its recorded answers are its only oracle here.
  */
-class StreamsGroupDifferentialTest {
+public class StreamsGroupDifferentialTest {
     private static final String[] SCENARIOS = {"fresh", "scale-out", "scale-in", "rolling-restart"};
 
     /** The oracle against the recorded KIP-1071 answers (apache/kafka 058944c8144d). */
@@ -141,7 +140,7 @@ class StreamsGroupDifferentialTest {
      * ("4.4" for 4.4.0). A jar whose version streams_sticky does not know fails the run with the
      * strategy's own message (the accepted values).
      */
-    static String stickyVersion() {
+    public static String stickyVersion() {
         final String[] parts = TestSupport.kafkaVersion().split("\\.");
         return parts.length >= 2 ? parts[0] + "." + parts[1] : TestSupport.kafkaVersion();
     }
@@ -179,8 +178,15 @@ class StreamsGroupDifferentialTest {
         assertEquals(List.of(), different);
     }
 
-    /** Kafka's KIP-1071 StickyTaskAssignor on a cluster file, per client: active and standby tasks. */
-    static Map<String, Map<String, SortedSet<String>>> kafkaSticky(final JsonNode cluster, final int standbys) {
+    /**
+     * A cluster file as Kafka's group coordinator would hold it (the class comment says how): the
+     * group spec, the topology, and each member's process. The broker bridge's tests feed the same
+     * groups to the bridge.
+     */
+    public record KafkaGroup(GroupSpecImpl spec, TopologyDescriber topology, Map<String, String> processOfMember) {
+    }
+
+    public static KafkaGroup kafkaGroup(final JsonNode cluster, final int standbys) {
         final Map<String, Boolean> logged = new HashMap<>();
         final Map<String, Integer> partitions = new TreeMap<>();
         final List<String> taskOrder = new ArrayList<>();
@@ -272,8 +278,15 @@ class StreamsGroupDifferentialTest {
                 processOfMember.put(names.get(k), client);
             }
         }
-        final GroupAssignment result = new StickyTaskAssignor().assign(
-            new GroupSpecImpl(members, new AssignmentConfigsImpl(standbys, List.of())), topology);
+        return new KafkaGroup(new GroupSpecImpl(members, new AssignmentConfigsImpl(standbys, List.of())), topology,
+            processOfMember);
+    }
+
+    /** Kafka's KIP-1071 StickyTaskAssignor on a cluster file, per client: active and standby tasks. */
+    static Map<String, Map<String, SortedSet<String>>> kafkaSticky(final JsonNode cluster, final int standbys) {
+        final KafkaGroup group = kafkaGroup(cluster, standbys);
+        final Map<String, String> processOfMember = group.processOfMember();
+        final GroupAssignment result = new StickyTaskAssignor().assign(group.spec(), group.topology());
         final Map<String, Map<String, SortedSet<String>>> out = new TreeMap<>();
         for (final JsonNode c : cluster.get("clients")) {
             final Map<String, SortedSet<String>> r = new TreeMap<>();
@@ -362,9 +375,8 @@ class StreamsGroupDifferentialTest {
     }
 
     private static List<Path> golden(final String folder) throws IOException {
-        final Path golden = TestSupport.golden().orElse(null);
-        assumeTrue(golden != null && Files.isDirectory(golden.resolve(folder)),
-            "no recorded Kafka answers (-Dassignor.golden=../shared/kafka-golden): skipped");
+        final Path golden = TestSupport.golden();
+        assertTrue(Files.isDirectory(golden.resolve(folder)), "no folder " + golden.resolve(folder));
         final List<Path> cases = new ArrayList<>();
         try (DirectoryStream<Path> files = Files.newDirectoryStream(golden.resolve(folder), "*.kafka.json")) {
             files.forEach(cases::add);

@@ -25,44 +25,53 @@ import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** Paths the build hands the tests (system properties set by the pom), and small helpers. */
-final class TestSupport {
-    static final ObjectMapper JSON = new ObjectMapper();
-    static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+public final class TestSupport {
+    public static final ObjectMapper JSON = new ObjectMapper();
+    public static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
 
     private TestSupport() {
     }
 
     /** The Kafka version the tests run (the pom's kafka.version). */
-    static String kafkaVersion() {
+    public static String kafkaVersion() {
         return System.getProperty("kafka.version", "?");
     }
 
+    /** The host mode tests that run the real command use (-Dassignor.host.mode: worker once `serve` exists). */
+    public static String hostMode() {
+        return System.getProperty("assignor.host.mode", dev.assignor.bridge.BridgeConfig.DEFAULT_HOST_MODE);
+    }
+
     /** The built `assignor` command (-Dassignor.command); tests that need it are skipped without it. */
-    static Optional<Path> assignor() {
+    public static Optional<Path> assignor() {
         final String p = System.getProperty("assignor.command", "");
         return p.isBlank() ? Optional.empty() : Optional.of(Paths.get(p).toAbsolutePath());
     }
 
-    static Path requireAssignor() {
+    public static Path requireAssignor() {
         final Optional<Path> p = assignor();
         assumeTrue(p.isPresent() && Files.isExecutable(p.get()),
             "no assignor command (-Dassignor.command=build/bin/assignor): skipped");
         return p.get();
     }
 
-    /** Kafka's recorded answers (-Dassignor.golden=../shared/kafka-golden), when the checkout has them. */
-    static Optional<Path> golden() {
+    /**
+     * Kafka's recorded answers, the repository's tests/data/kafka-golden (-Dassignor.golden, which the pom
+     * sets to it): they are part of the checkout, so a missing folder is a failure, not a skip.
+     */
+    public static Path golden() {
         final String p = System.getProperty("assignor.golden", "");
-        if (p.isBlank() || !Files.isDirectory(Paths.get(p))) {
-            return Optional.empty();
-        }
-        return Optional.of(Paths.get(p).toAbsolutePath());
+        assertTrue(!p.isBlank(), "-Dassignor.golden is not set (the pom sets it to tests/data/kafka-golden)");
+        final Path golden = Paths.get(p).toAbsolutePath().normalize();
+        assertTrue(Files.isDirectory(golden), "Kafka's recorded answers are missing: " + golden + " is not a folder");
+        return golden;
     }
 
-    static JsonNode read(final Path file) {
+    public static JsonNode read(final Path file) {
         try {
             return (file.toString().endsWith(".json") ? JSON : YAML).readTree(file.toFile());
         } catch (final IOException e) {
@@ -70,7 +79,7 @@ final class TestSupport {
         }
     }
 
-    static JsonNode parse(final byte[] json) {
+    public static JsonNode parse(final byte[] json) {
         try {
             return JSON.readTree(json);
         } catch (final IOException e) {
@@ -120,7 +129,7 @@ final class TestSupport {
     }
 
     /** Where two role maps differ, one line per client and role, for failure messages. */
-    static List<String> differences(final Map<String, Map<String, SortedSet<String>>> expected,
+    public static List<String> differences(final Map<String, Map<String, SortedSet<String>>> expected,
                                     final Map<String, Map<String, SortedSet<String>>> actual) {
         final List<String> out = new ArrayList<>();
         final SortedSet<String> clients = new TreeSet<>(expected.keySet());
@@ -142,7 +151,7 @@ final class TestSupport {
     }
 
     /** Runs a command to its end; its stdout, or a failure naming the command and its stderr. */
-    static byte[] run(final List<String> command) {
+    public static byte[] run(final List<String> command) {
         try {
             final Process p = new ProcessBuilder(command).redirectErrorStream(false).start();
             p.getOutputStream().close();
@@ -161,7 +170,7 @@ final class TestSupport {
         }
     }
 
-    static Path write(final Path file, final String text) {
+    public static Path write(final Path file, final String text) {
         try {
             Files.writeString(file, text);
             return file;
