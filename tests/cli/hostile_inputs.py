@@ -9,6 +9,7 @@ file and the place (or imported whole), never a hang, never exit 0 with wrong or
   - a FIFO without a writer given to import kafka-log, import streams-group, and as replay's
     DIR/index.json: an error, never a wait for a writer (the subprocess timeout is a hang guard,
     not a measure);
+  - a properties file whose keys and values are separated by white space: read, not ignored;
   - import into a non-empty directory: refused; --replace replaces the previous import (a stale
     rebalance-0099 file goes, the user's own file stays);
   - import streams-group: an escape sequence in an id, a task on two members of one process, and
@@ -120,6 +121,18 @@ def import_cases(assignor, work, sanitizer):
     check(p.returncode == 0 and not os.path.exists(stale) and os.path.exists(mine)
           and len([n for n in left if n.startswith("rebalance-")]) == 3 * 21 and not any(n.startswith(".") for n in left),
           "--replace: the stale rebalance file goes, the user's file stays, no staging directory is left", left)
+
+    # Properties separated by white space (valid java.util.Properties) are read, not ignored.
+    props = os.path.join(work, "app.properties")
+    with open(props, "w") as f:
+        f.write("num.standby.replicas 1\nacceptable.recovery.lag   : 5000\nmax.warmup.replicas=3\n")
+    spaced = os.path.join(work, "spaced")
+    p = run([assignor, "import", "kafka-log", full, "--output-dir", spaced, "--streams-config", props])
+    with open(os.path.join(spaced, "rebalance-0001.config.yaml")) as f:
+        yaml = f.read()
+    check(p.returncode == 0 and "num_standby_replicas: 1\n" in yaml and "acceptable_recovery_lag: 5000\n" in yaml
+          and "max_warmup_replicas: 3\n" in yaml and "inferred" not in p.stderr,
+          "--streams-config 'num.standby.replicas 1' (space separated) is read", p.stderr + yaml)
 
     # Endless and blocking inputs.
     p, peak = run_peak([assignor, "import", "kafka-log", "/dev/zero", "--output-dir", os.path.join(work, "zero"),

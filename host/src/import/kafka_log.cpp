@@ -14,6 +14,7 @@
 #include "assignor/errors.hpp"
 #include "assignor/host/support/utf8.hpp"
 #include "assignor/host/formats/limits.hpp"
+#include "assignor/host/formats/text_file.hpp"
 #include "assignor/host/support/printable.hpp"
 #include "assignor/kafka_identity.hpp"
 
@@ -482,20 +483,29 @@ void apply_streams_property(StreamsSettings& out, const std::string& key, const 
 }
 
 StreamsSettings read_streams_properties(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw InputError(fmt::format("{}: cannot read the Kafka Streams properties file", path));
+  // Bounded and refused like every input (a FIFO, a directory, a huge file: text_file.hpp).
+  const std::string source = printable(detail::source_name(path));
+  const std::string text = detail::read_text_file(source, path, "the Kafka Streams properties file");
   StreamsSettings out;
-  std::string line;
   std::size_t number = 0;
-  while (std::getline(in, line)) {
+  for (std::size_t pos = 0; pos < text.size();) {
+    const std::size_t nl = std::min(text.find('\n', pos), text.size());
+    std::string line = text.substr(pos, nl - pos);
+    pos = nl + 1;
     ++number;
-    const auto first = line.find_first_not_of(" \t");
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    const auto first = line.find_first_not_of(" \t\f");
     if (first == std::string::npos || line[first] == '#' || line[first] == '!') continue;
-    const auto sep = line.find_first_of("=:", first);
-    if (sep == std::string::npos) continue;
-    std::string key = line.substr(first, sep - first);
-    key.erase(key.find_last_not_of(" \t") + 1);
-    apply_streams_property(out, key, line.substr(sep + 1), fmt::format("{}:{}", path, number));
+    // java.util.Properties: the key ends at the first '=', ':' or white space; the separator is
+    // white space around at most one '=' or ':' ("num.standby.replicas 3" is that key and 3).
+    const auto key_end = line.find_first_of("=: \t\f", first);
+    if (key_end == std::string::npos) continue;  // a key without a value: nothing to apply
+    std::string key = line.substr(first, key_end - first);
+    std::size_t value_at = line.find_first_not_of(" \t\f", key_end);
+    if (value_at != std::string::npos && (line[value_at] == '=' || line[value_at] == ':'))
+      value_at = line.find_first_not_of(" \t\f", value_at + 1);
+    apply_streams_property(out, key, value_at == std::string::npos ? std::string() : line.substr(value_at),
+                           fmt::format("{}:{}", source, number));
   }
   return out;
 }
