@@ -665,6 +665,16 @@ void PluginRegistry::index_directory(const fs::path& dir, PluginOrigin origin) {
     if (std::any_of(impl_->pending.begin(), impl_->pending.end(), same_file) ||
         std::any_of(impl_->loaded.begin(), impl_->loaded.end(), [&](const auto& l) { return l.info.path == real; }))
       continue;  // the same file found twice (e.g. a symlink)
+    // Who could have written it is known without opening it (a few stat calls): a library the
+    // host would refuse is refused now, so that its name is never offered as loadable and a
+    // config naming it hears the reason (exit 3), not 'no strategy named'.
+    try {
+      impl_->check_trusted(real, /*directory=*/false, real.string());
+    } catch (const PluginError& e) {
+      log().warn("{} (skipped: the other plugins are unaffected)", printable(e.what()));
+      impl_->refused.push_back({real, e.what()});
+      continue;
+    }
     Impl::Pending candidate{real, origin, plugin_name_notes(real), false};
     // A second library claiming a name already found is refused as two loaded ones would be.
     if (candidate.claims.size() == 1 && !candidate.claims.front().empty()) {
