@@ -21,6 +21,7 @@ import json
 import os
 import sys
 
+sys.dont_write_bytecode = True  # importing script_checks leaves no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 from script_checks import check, run, status  # noqa: E402
 

@@ -3,6 +3,7 @@ and records a failure, `run` runs a command with its output captured, `status` s
 failed and gives the script's exit status.
 
 A script in tests/<folder>/ reaches it with
+    sys.dont_write_bytecode = True
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 """
 import subprocess
