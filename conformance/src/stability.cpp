@@ -143,15 +143,19 @@ void Suite::check_stability(const Case& c) const {
   const std::string command = options_.assignor.empty() ? std::string("assignor") : options_.assignor;
   const std::string library = options_.library.empty() ? "path/to/" + name_ + ".so" : options_.library;
   std::string lines = reproduction(c, name_, options_.library, options_.assignor);
+  // The kit plays rounds without Kafka's follow-up rebalances, as simulate's `--protocol rounds`
+  // does; its default (Kafka's protocol) would play another path.
   if (c.settled)
-    lines += fmt::format("  # the rebalances from the settled group on\n"
-                         "  {0} simulate --config {1}.yaml --cluster {1}.json --plugin-path {2} | head -{3}\n",
-                         command, c.name, library, o.max_rounds + 1);
+    lines += fmt::format(
+        "  # the rebalances from the settled group on (the kit's round model)\n"
+        "  {0} simulate --protocol rounds --config {1}.yaml --cluster {1}.json --plugin-path {2} | head -{3}\n",
+        command, c.name, library, o.max_rounds + 1);
   else
     lines += fmt::format(
         "  # the rounds to convergence, then from the state they left (one more rebalance and on)\n"
-        "  {0} simulate --config {1}.yaml --cluster {1}.json --plugin-path {2} --final-state {1}.settled.json | tail -1\n"
-        "  {0} simulate --config {1}.yaml --cluster {1}.settled.json --plugin-path {2} | head -{3}\n",
+        "  {0} simulate --protocol rounds --config {1}.yaml --cluster {1}.json --plugin-path {2} \\\n"
+        "      --final-state {1}.settled.json | tail -1\n"
+        "  {0} simulate --protocol rounds --config {1}.yaml --cluster {1}.settled.json --plugin-path {2} | head -{3}\n",
         command, c.name, library, o.max_rounds + 1);
   const ::testing::ScopedTrace trace(kKit, -1, lines);
   const std::shared_ptr<Strategy> strategy = factory_();

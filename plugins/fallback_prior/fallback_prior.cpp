@@ -14,28 +14,17 @@ namespace {
 
 using namespace assignor;
 
-class FallbackPrior final : public Strategy {
- public:
-  explicit FallbackPrior(const StrategyParams& params) { params.reject_unknown({}); }
-
-  // Kafka's client-side assignors see the clients in process-id order (Java's UUID order when the
-  // ids are UUIDs, as in an imported group): the packing runs in that order (kafka_identity.hpp).
-  Assignment assign(const AssignmentInput& in) override {
-    return assign_in_kafka_client_order(in, [](const AssignmentInput& kafka) { return pack(kafka); });
-  }
-
-  static Assignment pack(const AssignmentInput& in) {
-    AssignmentDraft draft(in.cluster, in.settings.num_standby_replicas);
+Assignment fallback_prior(const AssignmentInput& in) {
+  return legacy_sticky::assign_in_kafka_order(in, /*probing_rebalance=*/true, [](const AssignmentInput&) {
     legacy_sticky::Options options;
     options.preserve_previous_actives = true;
-    legacy_sticky::assign(in.cluster, legacy_sticky::process_id_hashes(in.cluster), options, draft);
-    return draft.finish(/*probing_rebalance=*/true);
-  }
-};
+    return options;
+  });
+}
 
 }  // namespace
 
-ASSIGNOR_PLUGIN(FallbackPrior, "fallback_prior", "2.0.0",
+ASSIGNOR_PLUGIN(assignor::FunctionStrategy<fallback_prior>, "fallback_prior", "2.0.0",
                 "Kafka's FallbackPriorTaskAssignor: keeps every previous active where it was (Kafka's legacy sticky "
                 "placement for the rest) and asks for a probing rebalance; used when end offsets are unknown",
                 assignor::kCapabilityHandlesUnknownLags)

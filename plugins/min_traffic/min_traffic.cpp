@@ -20,6 +20,7 @@
 // rack_aware.strategy `none` (the default) means min_traffic here, since optimising is the point of
 // this strategy; `balance_subtopology` adds Kafka's per-sub-topology bound. Without racks
 // (Cluster::has_racks) the result is high_availability_plus's.
+#include <assignor/function_strategy.hpp>
 #include <assignor/plugin.hpp>
 #include <assignor/rack_aware.hpp>
 
@@ -29,24 +30,19 @@ namespace {
 
 using namespace assignor;
 
-class MinTraffic final : public Strategy {
- public:
-  explicit MinTraffic(const StrategyParams& params) { params.reject_unknown({}); }
-
-  Assignment assign(const AssignmentInput& in) override {
-    AssignmentDraft draft(in.cluster, in.settings.num_standby_replicas);
-    const WarmupPlan plan = ha_plus::pack(in, draft);
-    AssignmentSettings settings = in.settings;
-    if (settings.rack_aware.strategy == RackAwareStrategy::none)
-      settings.rack_aware.strategy = RackAwareStrategy::min_traffic;
-    apply_rack_awareness(in.cluster, settings, in.lags, draft, kHighAvailabilityRackCosts);
-    return draft.finish(plan.probing_rebalance_needed());
-  }
-};
+Assignment min_traffic(const AssignmentInput& in) {
+  AssignmentDraft draft(in.cluster, in.settings.num_standby_replicas);
+  const WarmupPlan plan = ha_plus::pack(in, draft);
+  AssignmentSettings settings = in.settings;
+  if (settings.rack_aware.strategy == RackAwareStrategy::none)
+    settings.rack_aware.strategy = RackAwareStrategy::min_traffic;
+  apply_rack_awareness(in.cluster, settings, in.lags, draft, kHighAvailabilityRackCosts);
+  return draft.finish(plan.probing_rebalance_needed());
+}
 
 }  // namespace
 
-ASSIGNOR_PLUGIN(MinTraffic, "min_traffic", "1.0.0",
+ASSIGNOR_PLUGIN(assignor::FunctionStrategy<min_traffic>, "min_traffic", "1.0.0",
                 "KIP-925 rack awareness: high_availability_plus, then min-cost flow to cut cross-rack "
                 "traffic at unchanged per-client counts, never a restoring active",
                 assignor::kCapabilityHighAvailability)

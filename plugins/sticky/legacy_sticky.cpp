@@ -442,4 +442,13 @@ void assign(const Cluster& cluster, const std::vector<std::int32_t>& process_has
   Assignor(cluster, process_hash, options, draft).run();
 }
 
+Assignment assign_in_kafka_order(const AssignmentInput& in, bool probing_rebalance,
+                                 const std::function<Options(const AssignmentInput&)>& options_for) {
+  return assign_in_kafka_client_order(in, [&](const AssignmentInput& kafka) {
+    AssignmentDraft draft(kafka.cluster, kafka.settings.num_standby_replicas);
+    assign(kafka.cluster, process_id_hashes(kafka.cluster), options_for(kafka), draft);
+    return draft.finish(probing_rebalance);
+  });
+}
+
 }  // namespace assignor::legacy_sticky

@@ -27,6 +27,7 @@
 
 #include <assignor/assignment.hpp>
 #include <assignor/model.hpp>
+#include <assignor/strategy.hpp>
 
 #include <cstdint>
 #include <functional>
@@ -46,6 +47,13 @@ struct Options {
 // `process_hash[c]`: ProcessId.hashCode() of client c (UUID.hashCode of its process id).
 void assign(const Cluster& cluster, const std::vector<std::int32_t>& process_hash, const Options& options,
             AssignmentDraft& draft);
+
+// The whole assignor as `sticky` and `fallback_prior` run it. Kafka's client-side assignors see the
+// clients in process-id order (Java's UUID order when the ids are UUIDs, as in an imported group),
+// so it runs on the input renumbered in that order (assign_in_kafka_client_order), with the options
+// `options_for` gives for that input, and the result is finished with `probing_rebalance`.
+Assignment assign_in_kafka_order(const AssignmentInput& in, bool probing_rebalance,
+                                 const std::function<Options(const AssignmentInput&)>& options_for);
 
 // The process ids' hash codes of a cluster handed over by assign_in_kafka_client_order: the UUID
 // of every client when all ids are UUIDs (a rank prefix "0003:" in front of them is skipped), else

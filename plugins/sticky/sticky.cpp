@@ -21,45 +21,37 @@ namespace {
 
 using namespace assignor;
 
-class Sticky final : public Strategy {
- public:
-  explicit Sticky(const StrategyParams& params) { params.reject_unknown({}); }
-
-  // Kafka's client-side assignors see the clients in process-id order (Java's UUID order when the
-  // ids are UUIDs, as in an imported group): the packing runs in that order (kafka_identity.hpp).
-  Assignment assign(const AssignmentInput& in) override {
-    return assign_in_kafka_client_order(in, [](const AssignmentInput& kafka) { return pack(kafka); });
+// LegacyStickyTaskAssignor's optimizeActive (after the actives) and optimizeStandby (after the
+// standbys), when Kafka's rule enables rack awareness.
+void optimize_racks(const AssignmentInput& in, AssignmentDraft& draft, legacy_sticky::Step step) {
+  const RackAwareCosts configured = rack_aware_costs(in.settings.rack_aware, kStickyRackCosts);
+  const kafka::RackCosts costs{static_cast<std::int32_t>(configured.traffic),
+                               static_cast<std::int32_t>(configured.non_overlap)};
+  if (step == legacy_sticky::Step::actives_placed) {
+    kafka::optimize_actives(in.cluster, in.settings.rack_aware.strategy,
+                            kafka::tasks_with_changelog(in.cluster, true), costs, draft);
+    kafka::optimize_actives(in.cluster, in.settings.rack_aware.strategy,
+                            kafka::tasks_with_changelog(in.cluster, false), kafka::kStatelessCosts, draft);
+  } else if (draft.standbys_wanted() > 0) {
+    kafka::optimize_standbys(in.cluster, costs, {}, draft);
   }
+}
 
-  static Assignment pack(const AssignmentInput& in) {
-    AssignmentDraft draft(in.cluster, in.settings.num_standby_replicas);
+// Rack-aware when Kafka's rule enables it: decided, like the optimisation, on the input in Kafka's order.
+Assignment sticky(const AssignmentInput& in) {
+  return legacy_sticky::assign_in_kafka_order(in, /*probing_rebalance=*/false, [](const AssignmentInput& ordered) {
     legacy_sticky::Options options;
-    if (kafka::rack_awareness_enabled(in.cluster, in.settings.rack_aware, "sticky"))
-      options.between_steps = [&](AssignmentDraft& d, legacy_sticky::Step step) { optimize_racks(in, d, step); };
-    legacy_sticky::assign(in.cluster, legacy_sticky::process_id_hashes(in.cluster), options, draft);
-    return draft.finish(/*probing_rebalance=*/false);
-  }
-
-  // LegacyStickyTaskAssignor's optimizeActive (after the actives) and optimizeStandby (after the
-  // standbys), when Kafka's rule enables rack awareness.
-  static void optimize_racks(const AssignmentInput& in, AssignmentDraft& draft, legacy_sticky::Step step) {
-    const RackAwareCosts configured = rack_aware_costs(in.settings.rack_aware, kStickyRackCosts);
-    const kafka::RackCosts costs{static_cast<std::int32_t>(configured.traffic),
-                                 static_cast<std::int32_t>(configured.non_overlap)};
-    if (step == legacy_sticky::Step::actives_placed) {
-      kafka::optimize_actives(in.cluster, in.settings.rack_aware.strategy,
-                              kafka::tasks_with_changelog(in.cluster, true), costs, draft);
-      kafka::optimize_actives(in.cluster, in.settings.rack_aware.strategy,
-                              kafka::tasks_with_changelog(in.cluster, false), kafka::kStatelessCosts, draft);
-    } else if (draft.standbys_wanted() > 0) {
-      kafka::optimize_standbys(in.cluster, costs, {}, draft);
-    }
-  }
-};
+    if (kafka::rack_awareness_enabled(ordered.cluster, ordered.settings.rack_aware, "sticky"))
+      options.between_steps = [&ordered](AssignmentDraft& d, legacy_sticky::Step step) {
+        optimize_racks(ordered, d, step);
+      };
+    return options;
+  });
+}
 
 }  // namespace
 
-ASSIGNOR_PLUGIN(Sticky, "sticky", "2.0.0",
+ASSIGNOR_PLUGIN(assignor::FunctionStrategy<sticky>, "sticky", "2.0.0",
                 "Kafka Streams' pre-KIP-441 sticky assignor (LegacyStickyTaskAssignor), Kafka's answer tie for tie: "
                 "previous owners keep tasks up to tasks-per-thread, standby holders next, least-loaded last",
                 0)

@@ -19,22 +19,11 @@ usage: head_to_head.py ASSIGNOR WORK_DIR
 """
 import json
 import os
-import subprocess
 import sys
 
-FAILURES = []
-
-
-def check(ok, what, detail=""):
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        FAILURES.append(what)
-        if detail:
-            print("     " + str(detail)[:1200])
-
-
-def run(cmd):
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+sys.dont_write_bytecode = True  # importing script_checks leaves no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from script_checks import check, run, status  # noqa: E402
 
 
 def simulate(assignor, config, cluster, strategy, *extra):
@@ -117,8 +106,7 @@ def main():
     check(all(t in starts for t in (180000, 240000, 360000, 420000, 540000, 600000, 720000, 780000)),
           "each leave and rejoin triggers a rebalance at its time", starts)
     check(summary.get("converged"), "the group converges after the rolling restart", summary)
-    print(f"{len(FAILURES)} failure(s)")
-    return 1 if FAILURES else 0
+    return status()
 
 
 if __name__ == "__main__":

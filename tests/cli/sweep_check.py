@@ -17,15 +17,9 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
-FAILURES = []
-
-
-def check(ok, what, detail=""):
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        FAILURES.append(what)
-        if detail:
-            print("     " + str(detail)[:1500])
+sys.dont_write_bytecode = True  # importing script_checks leaves no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from script_checks import check, status  # noqa: E402
 
 
 def main():
@@ -83,8 +77,7 @@ def main():
           "a value the config refuses: exit 2 naming it", q.stderr)
     q = subprocess.run(base[:6] + ["--vary", "assignment.max_warmups=2"], capture_output=True, text=True)
     check(q.returncode == 2 and "unknown key 'max_warmups'" in q.stderr, "an unknown key: exit 2, the nearest key", q.stderr)
-    print(f"{len(FAILURES)} failure(s)")
-    return 1 if FAILURES else 0
+    return status()
 
 
 if __name__ == "__main__":

@@ -14,23 +14,20 @@ namespace {
 
 using namespace assignor;
 
-class StickyBalanced final : public Strategy {
- public:
-  explicit StickyBalanced(const StrategyParams& params) { params.reject_unknown({}); }
-  Assignment assign(const AssignmentInput& in) override {
-    AssignmentDraft draft(in.cluster, in.settings.num_standby_replicas);
-    if (in.cluster.client_count() == 0) return draft.finish(false);
-    place_sticky_actives(in.cluster, draft);
-    place_sticky_standbys(in.cluster, draft);
-    return draft.finish(false);
-  }
-};
+Assignment sticky_balanced(const AssignmentInput& in) {
+  AssignmentDraft draft(in.cluster, in.settings.num_standby_replicas);
+  if (in.cluster.client_count() == 0) return draft.finish(false);
+  place_sticky_actives(in.cluster, draft);
+  place_sticky_standbys(in.cluster, draft);
+  return draft.finish(false);
+}
 
 int g_property_runs = 0;
 
 }  // namespace
 
-ASSIGNOR_PLUGIN(StickyBalanced, "kit_selftest", "1.0.0", "sticky packing, for the kit's own test", 0)
+ASSIGNOR_PLUGIN(assignor::FunctionStrategy<sticky_balanced>,
+                "kit_selftest", "1.0.0", "sticky packing, for the kit's own test", 0)
 
 int main(int argc, char** argv) {
   std::vector<char*> args;

@@ -19,23 +19,17 @@ import json
 import os
 import random
 import shutil
-import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
-FAILURES = []
-
-
-def check(ok, what, detail=""):
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        FAILURES.append(what)
-        if detail:
-            print("     " + detail[:1500])
+sys.dont_write_bytecode = True  # importing script_checks leaves no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import script_checks  # noqa: E402
+from script_checks import check, status  # noqa: E402
 
 
 def run(cmd, **kw):
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=300, **kw)
+    return script_checks.run(cmd, timeout=300, **kw)
 
 
 def uuid(rng):
@@ -236,8 +230,7 @@ def main():
             and {t["id"] for t in gc["tasks"] if t.get("stores")} == {"0_0", "0_1", "0_2"}
         ok = ok and os.path.exists(os.path.join(work, "group", "word-count.target.json"))
     check(ok, "streams-group: a client per process, a thread per member, stateful = tasks with copies", p.stderr + p.stdout)
-    print(f"{len(FAILURES)} failure(s)")
-    return 1 if FAILURES else 0
+    return status()
 
 
 if __name__ == "__main__":

@@ -26,24 +26,13 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from datetime import datetime, timezone
 
-FAILURES = []
-
-
-def check(ok, what, detail=""):
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        FAILURES.append(what)
-        if detail:
-            print("     " + str(detail)[:2000])
-
-
-def run(cmd):
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+sys.dont_write_bytecode = True  # importing script_checks leaves no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+from script_checks import FAILURES, check, run  # noqa: E402
 
 
 DECIDED = re.compile(r"^\[(?P<ts>[^\]]+)\].*Decided on assignment: \{(?P<body>.*)\} with(?P<no> no)? followup probing rebalance\.")

@@ -1,3 +1,6 @@
+// The registry: finds plugin libraries (a file, a directory, an index of names by their notes),
+// refuses the untrusted (trust.hpp) and the malformed (elf_file.hpp), probes each in a child before
+// naming it (probe.hpp), and opens it in this process only to create the strategy it runs.
 #include "assignor/host/plugins/plugin_registry.hpp"
 
 #include <boost/dll/library_info.hpp>
@@ -26,237 +29,23 @@
 #include "assignor/host/support/printable.hpp"
 #include "assignor/host/support/logging.hpp"
 #include "assignor/host/process/child_process.hpp"
+#include "elf_file.hpp"
+#include "probe.hpp"
+#include "trust.hpp"
 
 namespace assignor::host {
 
 namespace fs = std::filesystem;
+using loading::not_a_loadable_library;
+using loading::open_plugin;
+using loading::plugin_name_notes;
+using loading::probe;
 
 namespace {
 
 bool looks_like_library(const fs::path& p) {
   const auto name = p.filename().string();
   return p.extension() == ".so" || name.find(".so.") != std::string::npos;
-}
-
-std::string user_name(uid_t uid) {
-  if (const passwd* pw = ::getpwuid(uid); pw != nullptr && pw->pw_name != nullptr) return pw->pw_name;
-  return "?";
-}
-
-// Why `path` (a plugin file or a directory plugins are loaded from; symlinks already resolved) must
-// not be trusted, or "" when it can be: anyone who can write it, or its owner when that is neither
-// root nor us, can make this process run their code.
-std::string unsafe_reason(const fs::path& path, bool directory) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0) return {};  // the load itself reports what is missing
-  const char* what = directory ? "directory" : "file";
-  const auto mode = static_cast<unsigned>(st.st_mode & 07777);
-  const bool group = (st.st_mode & S_IWGRP) != 0;
-  const bool others = (st.st_mode & S_IWOTH) != 0;
-  if (group || others)
-    return fmt::format("the {} {} is writable by {} (mode {:04o}), so another user could put their code "
-                       "in this process; fix it with 'chmod go-w {}'",
-                       what, path.string(), group && others ? "its group and others" : (group ? "its group" : "others"),
-                       mode, path.string());
-  if (st.st_uid != 0 && st.st_uid != ::geteuid())
-    return fmt::format("the {} {} is owned by user '{}' (uid {}), neither root nor the user running assignor "
-                       "('{}', uid {})",
-                       what, path.string(), user_name(st.st_uid), st.st_uid, user_name(::geteuid()), ::geteuid());
-  return {};
-}
-
-// Why `dir` or a directory above it lets someone else replace what is below it, or "": each must be
-// owned by root or us and not writable by group or others, unless the sticky bit is set (as on
-// /tmp: there nobody can rename or delete what is not theirs).
-std::string unsafe_ancestor_reason(const fs::path& dir) {
-  for (fs::path p = dir; !p.empty(); p = p.parent_path()) {
-    struct stat st {};
-    if (::stat(p.c_str(), &st) == 0) {
-      const bool writable = (st.st_mode & (S_IWGRP | S_IWOTH)) != 0;
-      if (writable && (st.st_mode & S_ISVTX) == 0)
-        return fmt::format("the directory {} is writable by {} (mode {:04o}) without the sticky bit, so another "
-                           "user could replace what is below it; fix it with 'chmod go-w {}'",
-                           p.string(), (st.st_mode & S_IWOTH) != 0 ? "others" : "its group",
-                           static_cast<unsigned>(st.st_mode & 07777), p.string());
-      if (st.st_uid != 0 && st.st_uid != ::geteuid())
-        return fmt::format("the directory {} is owned by user '{}' (uid {}), neither root nor the user running "
-                           "assignor",
-                           p.string(), user_name(st.st_uid), st.st_uid);
-    }
-    if (p == p.root_path()) break;
-  }
-  return {};
-}
-
-// A 64-bit ELF file's program headers, read from the file with bounds checks (the file is
-// untrusted): none when it is not a 64-bit ELF file or its headers cannot be read.
-class ElfSegments {
- public:
-  explicit ElfSegments(const fs::path& file) : in_(file, std::ios::binary) {
-    Elf64_Ehdr header{};
-    if (!read_at(0, &header, sizeof header) || std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0 ||
-        header.e_ident[EI_CLASS] != ELFCLASS64 || header.e_phentsize != sizeof(Elf64_Phdr) || header.e_phnum > 4096)
-      return;
-    segments_.resize(header.e_phnum);
-    if (!segments_.empty() && !read_at(header.e_phoff, segments_.data(), segments_.size() * sizeof(Elf64_Phdr)))
-      segments_.clear();
-  }
-  const std::vector<Elf64_Phdr>& segments() const noexcept { return segments_; }
-  bool read_at(std::uint64_t offset, void* out, std::size_t size) {
-    in_.clear();
-    in_.seekg(static_cast<std::streamoff>(offset));
-    return static_cast<bool>(in_.read(static_cast<char*>(out), static_cast<std::streamsize>(size)));
-  }
-
- private:
-  std::ifstream in_;
-  std::vector<Elf64_Phdr> segments_;
-};
-
-// The library search path a shared library carries in its dynamic section (DT_RUNPATH, else
-// DT_RPATH), read from the file; empty when it has none or is not a 64-bit ELF file. Bounds are
-// checked everywhere: the file is untrusted.
-std::vector<std::string> elf_search_path(const fs::path& file) {
-  ElfSegments elf(file);
-  const auto& segments = elf.segments();
-  auto file_offset = [&](std::uint64_t address) -> std::optional<std::uint64_t> {
-    for (const auto& s : segments)
-      if (s.p_type == PT_LOAD && address >= s.p_vaddr && address - s.p_vaddr < s.p_filesz)
-        return s.p_offset + (address - s.p_vaddr);
-    return std::nullopt;
-  };
-  std::uint64_t strtab = 0, strsz = 0, runpath = ~0ull, rpath = ~0ull;
-  for (const auto& s : segments) {
-    if (s.p_type != PT_DYNAMIC) continue;
-    const std::uint64_t n = std::min<std::uint64_t>(s.p_filesz / sizeof(Elf64_Dyn), 1 << 16);
-    std::vector<Elf64_Dyn> entries(n);
-    if (n == 0 || !elf.read_at(s.p_offset, entries.data(), n * sizeof(Elf64_Dyn))) return {};
-    for (const auto& d : entries) {
-      if (d.d_tag == DT_NULL) break;
-      if (d.d_tag == DT_STRTAB) strtab = d.d_un.d_ptr;
-      if (d.d_tag == DT_STRSZ) strsz = d.d_un.d_val;
-      if (d.d_tag == DT_RUNPATH) runpath = d.d_un.d_val;
-      if (d.d_tag == DT_RPATH) rpath = d.d_un.d_val;
-    }
-  }
-  const std::uint64_t at = runpath != ~0ull ? runpath : rpath;
-  const auto table = file_offset(strtab);
-  if (at == ~0ull || !table || at >= strsz || strsz > (1u << 24)) return {};
-  std::string text(static_cast<std::size_t>(strsz - at), '\0');
-  if (!elf.read_at(*table + at, text.data(), text.size())) return {};
-  text.resize(std::strlen(text.c_str()));
-  // Empty entries are kept: ld.so searches the current directory for each of them.
-  std::vector<std::string> out;
-  for (std::size_t start = 0; start <= text.size();) {
-    const std::size_t end = std::min(text.find(':', start), text.size());
-    out.push_back(text.substr(start, end - start));
-    start = end + 1;
-  }
-  return out;
-}
-
-// The names a library's plugin name notes give (plugin.hpp: owner "Assignor", type
-// kPluginNameNoteType, the name NUL-terminated), read from its PT_NOTE segments without running
-// anything; a note whose name is not NUL-terminated gives "" (malformed). Notes are laid out as
-// glibc reads them: the description at the segment's alignment after header and owner.
-std::vector<std::string> plugin_name_notes(const fs::path& file) {
-  ElfSegments elf(file);
-  std::vector<std::string> names;
-  for (const auto& s : elf.segments()) {
-    if (s.p_type != PT_NOTE || s.p_filesz == 0 || s.p_filesz > (1u << 20)) continue;
-    std::vector<char> data(static_cast<std::size_t>(s.p_filesz));
-    if (!elf.read_at(s.p_offset, data.data(), data.size())) continue;
-    const std::uint64_t align = s.p_align == 8 ? 8 : 4;
-    auto align_up = [&](std::uint64_t n) { return (n + align - 1) / align * align; };
-    for (std::uint64_t at = 0; data.size() - at >= sizeof(Elf64_Nhdr);) {
-      Elf64_Nhdr note{};
-      std::memcpy(&note, data.data() + at, sizeof note);
-      const std::uint64_t owner_at = at + sizeof note;
-      const std::uint64_t desc_at = align_up(owner_at + note.n_namesz);
-      const std::uint64_t end = align_up(desc_at + note.n_descsz);
-      if (desc_at + note.n_descsz > data.size()) break;  // truncated: nothing further can be trusted
-      const std::string_view owner(data.data() + owner_at, note.n_namesz);
-      if (note.n_type == kPluginNameNoteType && owner == std::string_view(kPluginNoteOwner, std::strlen(kPluginNoteOwner) + 1)) {
-        const char* name = data.data() + desc_at;
-        const std::size_t length = ::strnlen(name, note.n_descsz);
-        names.emplace_back(length < note.n_descsz ? std::string(name, length) : std::string());
-      }
-      if (end <= at || end > data.size()) break;
-      at = end;
-    }
-  }
-  return names;
-}
-
-const char* machine_name(unsigned machine) {
-  switch (machine) {
-    case EM_386: return "x86 (32-bit)";
-    case EM_X86_64: return "x86-64";
-    case EM_AARCH64: return "AArch64 (arm64)";
-    case EM_ARM: return "ARM (32-bit)";
-    case EM_RISCV: return "RISC-V";
-    case EM_PPC64: return "PowerPC 64";
-    case EM_S390: return "s390";
-    default: return nullptr;
-  }
-}
-
-std::string describe_machine(unsigned machine) {
-  const char* name = machine_name(machine);
-  return name != nullptr ? name : fmt::format("machine {}", machine);
-}
-
-// Why `file` cannot be a shared library for this process, read from its ELF header, or "": a file
-// that is too short, not ELF, of the other word size or byte order, built for another machine, or
-// not a shared object (an executable, an object file) gets a reason instead of the loader's
-// misleading "No such file or directory" or an iostream error.
-std::string not_a_loadable_library(const fs::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return fmt::format("cannot read it: {}", std::strerror(errno));
-  Elf64_Ehdr header{};
-  in.read(reinterpret_cast<char*>(&header), sizeof header);
-  const auto got = static_cast<std::size_t>(in.gcount());
-  if (got < SELFMAG || std::memcmp(header.e_ident, ELFMAG, SELFMAG) != 0)
-    return got == 0 ? "not a shared library: the file is empty" : "not a shared library: it is not an ELF file";
-  if (got < sizeof header)
-    return fmt::format("not a shared library: the file is truncated ({} bytes, shorter than an ELF header)", got);
-#if defined(__x86_64__)
-  constexpr unsigned kMachine = EM_X86_64;
-#elif defined(__aarch64__)
-  constexpr unsigned kMachine = EM_AARCH64;
-#else
-  constexpr unsigned kMachine = EM_NONE;
-#endif
-  if (header.e_ident[EI_CLASS] != ELFCLASS64)
-    return fmt::format("built for a 32-bit system ({}); this host is 64-bit ({})", describe_machine(header.e_machine),
-                       describe_machine(kMachine));
-  if (header.e_ident[EI_DATA] != ELFDATA2LSB) return "built for a big-endian system; this host is little-endian";
-  if (kMachine != EM_NONE && header.e_machine != kMachine)
-    return fmt::format("built for {}; this host runs {}", describe_machine(header.e_machine), describe_machine(kMachine));
-  if (header.e_type != ET_DYN)
-    return header.e_type == ET_EXEC ? "not a shared library: it is an executable"
-                                    : fmt::format("not a shared library (ELF type {})", header.e_type);
-  std::error_code ec;
-  const auto size = fs::file_size(file, ec);
-  if (!ec && (header.e_shoff > size || header.e_phoff > size ||
-              header.e_phoff + std::uint64_t{header.e_phnum} * header.e_phentsize > size))
-    return fmt::format("not a shared library: the file is truncated ({} bytes; its headers point past the end)", size);
-  return {};
-}
-
-// Why an entry of a library's search path is unsafe by itself, before any directory is looked at:
-// ld.so resolves an empty or relative entry against the current directory of the process, which
-// may be anyone's.
-std::string unsafe_search_entry(const std::string& entry) {
-  if (entry.empty())
-    return "its RUNPATH has an empty entry, which the dynamic loader reads as the current directory: a "
-           "library planted wherever assignor runs would be loaded; rebuild it without the empty entry "
-           "(no leading, trailing or doubled ':')";
-  if (entry.front() != '/')
-    return fmt::format("its RUNPATH entry '{}' is relative, which the dynamic loader resolves against the current "
-                       "directory; use an absolute path or $ORIGIN",
-                       entry);
-  return {};
 }
 
 }  // namespace
@@ -293,38 +82,9 @@ struct PluginRegistry::Impl {
   // a claim, in the order they were found, until one carries it. Each is opened at most once.
   void resolve(const std::string& name);
 
-  // Who could change what this process is about to run: the file, its directory, every directory
-  // above, and every directory its own library search path (RUNPATH/RPATH) names.
+  // Refuses a library or directory someone else could change (trust.hpp), unless allowed.
   void check_trusted(const fs::path& real, bool directory, const std::string& where) const {
-    std::string reason = unsafe_reason(real, directory);
-    if (reason.empty() && !directory) reason = unsafe_reason(real.parent_path(), /*directory=*/true);
-    if (reason.empty()) reason = unsafe_ancestor_reason(directory ? real.parent_path() : real.parent_path().parent_path());
-    if (reason.empty() && !directory) {
-      const std::string origin = real.parent_path().string();
-      for (std::string entry : elf_search_path(real)) {
-        for (const char* token : {"${ORIGIN}", "$ORIGIN"})
-          for (auto at = entry.find(token); at != std::string::npos; at = entry.find(token))
-            entry.replace(at, std::strlen(token), origin);
-        if (std::string why = unsafe_search_entry(entry); !why.empty()) {
-          reason = std::move(why);
-          break;
-        }
-        if (entry.find('$') != std::string::npos) continue;  // $LIB, $PLATFORM: system directories
-        std::error_code ec;
-        fs::path dir = fs::weakly_canonical(fs::path(entry), ec);
-        while (!dir.empty() && !fs::exists(dir, ec) && dir != dir.root_path()) dir = dir.parent_path();
-        // The directory searched (or, when it does not exist yet, the one it would be created in)
-        // must be writable by nobody else, sticky bit or not: the sticky bit stops others from
-        // deleting or renaming what is there, not from creating a library of their own. The
-        // directories above it only must not let others replace it.
-        std::string why = unsafe_reason(dir, /*directory=*/true);
-        if (why.empty() && dir != dir.root_path()) why = unsafe_ancestor_reason(dir.parent_path());
-        if (!why.empty()) {
-          reason = fmt::format("it loads its own dependencies from {} (its RUNPATH): {}", entry, why);
-          break;
-        }
-      }
-    }
+    const std::string reason = loading::untrusted_reason(real, directory);
     if (reason.empty()) return;
     if (allow_unsafe_permissions) {
       log().warn("{}: loading anyway (plugins.allow_unsafe_permissions): {}", where, reason);
@@ -340,156 +100,6 @@ void PluginRegistry::set_allow_unsafe_permissions(bool allow) noexcept { impl_->
 
 PluginRegistry::PluginRegistry() : impl_(std::make_unique<Impl>()) {}
 PluginRegistry::~PluginRegistry() = default;
-
-namespace {
-
-// ---- probing a library in a child process ---------------------------------------------------
-
-// How a library exports its entry point: a function (API 3 on), or, as plugins of API 2 and
-// earlier did, a Boost.DLL alias (a variable holding the function's address). Told apart by the ELF
-// symbol type the dynamic loader has for the exported name: calling a variable would run data.
-enum class EntryKind { function, boost_alias, other };
-
-EntryKind entry_kind(const void* address) {
-  Dl_info info{};
-  void* entry = nullptr;
-  if (::dladdr1(address, &info, &entry, RTLD_DL_SYMENT) == 0 || entry == nullptr || info.dli_sname == nullptr ||
-      std::strcmp(info.dli_sname, kPluginEntryPoint) != 0)
-    return EntryKind::other;
-  const auto* symbol = static_cast<const Elf64_Sym*>(entry);
-  switch (ELF64_ST_TYPE(symbol->st_info)) {
-    case STT_FUNC: return EntryKind::function;
-    case STT_OBJECT: return EntryKind::boost_alias;
-    default: return EntryKind::other;
-  }
-}
-
-// A plugin of another API version, refused by number with the way to rebuild it.
-std::string api_version_mismatch(const std::string& where, std::uint32_t version) {
-  if (version < kPluginApiVersion)
-    return fmt::format("{}: API version {}, this host supports {}: the plugin was built against an older Assignor "
-                       "SDK; rebuild it against this one (find_package(Assignor {}) in its CMakeLists.txt, then a "
-                       "fresh build directory)",
-                       where, version, kPluginApiVersion, kPluginApiVersion);
-  return fmt::format("{}: API version {}, this host supports {}: the plugin was built against a newer Assignor SDK; "
-                     "run it with an assignor that supports API {}, or rebuild it against this one "
-                     "(find_package(Assignor {}))",
-                     where, version, kPluginApiVersion, version, kPluginApiVersion);
-}
-
-// Opens `where` (already checked: trusted, with the entry point) in this process and checks its
-// descriptor; throws PluginError naming the file and the reason.
-std::pair<std::shared_ptr<boost::dll::shared_library>, const PluginDescriptor*> open_plugin(const std::string& where) {
-  auto library = std::make_shared<boost::dll::shared_library>();
-  boost::dll::fs::error_code load_error;
-  library->load(boost::dll::fs::path(where), boost::dll::load_mode::rtld_local | boost::dll::load_mode::rtld_now,
-                load_error);
-  if (load_error) {
-    const char* detail = ::dlerror();
-    throw PluginError(fmt::format("{}: cannot load plugin: {}", where, detail != nullptr ? detail : load_error.message()));
-  }
-  // Never unloaded while the process runs (as LLVM does with its pass plugins): a thread a
-  // strategy started may still be running its code when the registry goes away at exit, and
-  // unmapping that code under it would crash the host after its result was written.
-  (void)::dlopen(where.c_str(), RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
-  if (!library->has(kPluginEntryPoint))
-    throw PluginError(fmt::format("{}: not an Assignor plugin: it does not export '{}'", where, kPluginEntryPoint));
-  const EntryKind kind = entry_kind(&library->get<char>(kPluginEntryPoint));
-  if (kind == EntryKind::other)
-    throw PluginError(fmt::format("{}: not an Assignor plugin: its '{}' is neither a function nor the Boost.DLL alias "
-                                  "of API 2 and earlier",
-                                  where, kPluginEntryPoint));
-  const PluginDescriptor* descriptor = nullptr;
-  try {
-    descriptor = kind == EntryKind::function ? library->get<PluginEntryPoint>(kPluginEntryPoint)()
-                                             : library->get_alias<PluginEntryPoint>(kPluginEntryPoint)();
-  } catch (const std::exception& e) {
-    throw PluginError(fmt::format("{}: entry point '{}' failed: {}", where, kPluginEntryPoint, e.what()));
-  }
-  if (descriptor == nullptr)
-    throw PluginError(fmt::format("{}: entry point '{}' returned no descriptor", where, kPluginEntryPoint));
-  if (descriptor->api_version != kPluginApiVersion) throw PluginError(api_version_mismatch(where, descriptor->api_version));
-  if (kind != EntryKind::function)
-    throw PluginError(fmt::format("{}: declares API version {} but exports '{}' as a Boost.DLL alias, as plugins of "
-                                  "API 2 and earlier did; rebuild it with ASSIGNOR_PLUGIN from this SDK "
-                                  "(find_package(Assignor {}))",
-                                  where, descriptor->api_version, kPluginEntryPoint, kPluginApiVersion));
-  if (descriptor->fingerprint == nullptr || std::strcmp(descriptor->fingerprint, kBuildFingerprint) != 0)
-    throw PluginError(fmt::format("{}: built as '{}', this host is '{}'; rebuild the plugin against "
-                                  "this SDK with the same compiler",
-                                  where, descriptor->fingerprint ? descriptor->fingerprint : "(none)",
-                                  kBuildFingerprint));
-  if (descriptor->name == nullptr || *descriptor->name == '\0' || descriptor->create == nullptr ||
-      descriptor->destroy == nullptr)
-    throw PluginError(fmt::format("{}: incomplete descriptor (name, create and destroy are required)", where));
-  return {std::move(library), descriptor};
-}
-
-bool parse_u32(const std::string& word, std::uint32_t& value) {
-  const auto [ptr, ec] = std::from_chars(word.data(), word.data() + word.size(), value);
-  return ec == std::errc() && ptr == word.data() + word.size() && !word.empty();
-}
-
-// The probe's answer, one frame (process/frames.hpp): "plugin API CAPABILITIES N" + name, version
-// and description, each ended by a NUL (they are C strings: none can hold one); or "fail plugin N" +
-// the reason the library was refused.
-PluginInfo probe(const std::string& where, std::uint64_t time_ms) {
-  const process::ChildOutcome child = process::run_in_child(
-      [&](int fd) {
-        std::string answer;
-        try {
-          const auto [library, d] = open_plugin(where);
-          std::string texts;
-          for (const char* text : {d->name, d->version, d->description}) {
-            texts.append(text != nullptr ? text : "");
-            texts.push_back('\0');
-          }
-          answer = process::encode_frame(
-              {"plugin", std::to_string(d->api_version), std::to_string(d->capabilities)}, texts);
-        } catch (const std::exception& e) {
-          answer = process::failure_frame(ErrorKind::plugin, e.what());
-        }
-        ::_exit(process::write_all(fd, answer) ? 0 : 1);  // no destructor of the library's runs here
-      },
-      {time_ms, 1u << 20});
-  switch (child.end) {
-    case process::ChildEnd::not_started:
-      throw PluginError(fmt::format("{}: cannot load plugin: {}", where, child.error));
-    case process::ChildEnd::timed_out:
-      throw PluginError(fmt::format("{}: did not finish loading within {} (limits.time_ms): its initialisers hang",
-                                    where, process::describe_duration(time_ms)));
-    case process::ChildEnd::malformed:
-      throw PluginError(fmt::format("{}: cannot load plugin: its loader's answer is malformed ({})", where, child.error));
-    case process::ChildEnd::signaled:
-      throw PluginError(fmt::format("{}: crashed with {} while loading (in its initialisers)", where,
-                                    process::describe_signal(child.status)));
-    case process::ChildEnd::exited:
-      throw PluginError(fmt::format("{}: ended its loader with exit status {} while loading (in its initialisers)",
-                                    where, child.status));
-    case process::ChildEnd::answered:
-      break;
-  }
-  const process::Frame& frame = *child.frame;
-  if (frame.kind() == "fail" && frame.words.size() == 2 && frame.words[1] == error_kind_name(ErrorKind::plugin))
-    throw PluginError(frame.payload);
-  PluginInfo info;
-  std::vector<std::string> texts;
-  for (std::size_t at = 0; at < frame.payload.size();) {
-    const std::size_t end = frame.payload.find('\0', at);
-    if (end == std::string::npos) break;
-    texts.push_back(frame.payload.substr(at, end - at));
-    at = end + 1;
-  }
-  if (frame.kind() != "plugin" || frame.words.size() != 3 || texts.size() != 3 || frame.payload.back() != '\0' ||
-      !parse_u32(frame.words[1], info.api_version) || !parse_u32(frame.words[2], info.capabilities))
-    throw PluginError(fmt::format("{}: cannot load plugin: its loader's answer is malformed", where));
-  info.name = std::move(texts[0]);
-  info.version = std::move(texts[1]);
-  info.description = std::move(texts[2]);
-  return info;
-}
-
-}  // namespace
 
 void PluginRegistry::set_load_time_limit(std::uint64_t ms) noexcept { impl_->load_time_ms = ms; }
 
@@ -665,6 +275,16 @@ void PluginRegistry::index_directory(const fs::path& dir, PluginOrigin origin) {
     if (std::any_of(impl_->pending.begin(), impl_->pending.end(), same_file) ||
         std::any_of(impl_->loaded.begin(), impl_->loaded.end(), [&](const auto& l) { return l.info.path == real; }))
       continue;  // the same file found twice (e.g. a symlink)
+    // Who could have written it is known without opening it (a few stat calls): a library the
+    // host would refuse is refused now, so that its name is never offered as loadable and a
+    // config naming it hears the reason (exit 3), not 'no strategy named'.
+    try {
+      impl_->check_trusted(real, /*directory=*/false, real.string());
+    } catch (const PluginError& e) {
+      log().warn("{} (skipped: the other plugins are unaffected)", printable(e.what()));
+      impl_->refused.push_back({real, e.what()});
+      continue;
+    }
     Impl::Pending candidate{real, origin, plugin_name_notes(real), false};
     // A second library claiming a name already found is refused as two loaded ones would be.
     if (candidate.claims.size() == 1 && !candidate.claims.front().empty()) {

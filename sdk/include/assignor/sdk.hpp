@@ -10,6 +10,7 @@
 #include "assignor/assignment.hpp"
 #include "assignor/balance.hpp"
 #include "assignor/errors.hpp"
+#include "assignor/function_strategy.hpp"
 #include "assignor/java_order.hpp"
 #include "assignor/kafka_identity.hpp"
 #include "assignor/lags.hpp"

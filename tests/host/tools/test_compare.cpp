@@ -19,6 +19,7 @@
 #include "cluster_builder.hpp"
 #include "../test_files.hpp"
 #include "../xml_check.hpp"
+#include "with_plugins.hpp"
 
 namespace assignor::host {
 namespace {
@@ -28,18 +29,9 @@ using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 using ::testing::Not;
 
-class Compare : public ::testing::Test {
+class Compare : public test::WithPlugins {
  protected:
-  static void SetUpTestSuite() {
-    registry_ = new PluginRegistry();
-    registry_->load_directory(ASSIGNOR_PLUGIN_DIR);
-    registry_->load(TEST_PLUGIN_STRATEGY_THROWS);
-    registry_->load(TEST_PLUGIN_STRATEGY_INVALID);
-  }
-  static void TearDownTestSuite() {
-    delete registry_;
-    registry_ = nullptr;
-  }
+  static void SetUpTestSuite() { load_plugins({TEST_PLUGIN_STRATEGY_THROWS, TEST_PLUGIN_STRATEGY_INVALID}); }
 
   static Config config() {
     Config c;
@@ -61,11 +53,7 @@ class Compare : public ::testing::Test {
     out.push_back(scenario_from_cluster("rolling, \"restart\"", generate_cluster(spec)));
     return out;
   }
-
-  static PluginRegistry* registry_;
 };
-
-PluginRegistry* Compare::registry_ = nullptr;
 
 const CompareRow& row_of(const ScenarioComparison& s, const std::string& strategy) {
   for (const auto& r : s.rows)

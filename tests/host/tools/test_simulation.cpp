@@ -19,6 +19,7 @@
 #include "cluster_builder.hpp"
 #include "../test_files.hpp"
 #include "../xml_check.hpp"
+#include "with_plugins.hpp"
 
 namespace assignor::host {
 namespace {
@@ -27,17 +28,9 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
-class Simulation : public ::testing::Test {
+class Simulation : public test::WithPlugins {
  protected:
-  static void SetUpTestSuite() {
-    registry_ = new PluginRegistry();
-    registry_->load_directory(ASSIGNOR_PLUGIN_DIR);
-    registry_->load(TEST_PLUGIN_TRIVIAL_VALID);
-  }
-  static void TearDownTestSuite() {
-    delete registry_;
-    registry_ = nullptr;
-  }
+  static void SetUpTestSuite() { load_plugins({TEST_PLUGIN_TRIVIAL_VALID}); }
 
   static Config config(const std::string& strategy, std::uint32_t standbys = 0) {
     Config c;
@@ -73,11 +66,7 @@ class Simulation : public ::testing::Test {
     e.where = "test";
     return e;
   }
-
-  static PluginRegistry* registry_;
 };
-
-PluginRegistry* Simulation::registry_ = nullptr;
 
 // 11 stateful tasks (logged, ~100k offsets each) and 7 stateless ones, all running on "alpha".
 testing::ClusterBuilder one_client_group() {
@@ -670,16 +659,9 @@ SimulationEvent timed(EventKind kind, const std::string& id, std::int64_t at_ms)
   return e;
 }
 
-class KafkaProtocol : public ::testing::Test {
+class KafkaProtocol : public test::WithPlugins {
  protected:
-  static void SetUpTestSuite() {
-    registry_ = new PluginRegistry();
-    registry_->load_directory(ASSIGNOR_PLUGIN_DIR);
-  }
-  static void TearDownTestSuite() {
-    delete registry_;
-    registry_ = nullptr;
-  }
+  static void SetUpTestSuite() { load_plugins(); }
   static Config config(std::uint32_t standbys) {
     Config c;
     c.strategy = "high_availability";
@@ -688,10 +670,7 @@ class KafkaProtocol : public ::testing::Test {
     c.settings.probing_rebalance_interval_ms = 600000;
     return c;
   }
-  static PluginRegistry* registry_;
 };
-
-PluginRegistry* KafkaProtocol::registry_ = nullptr;
 
 // Six tasks on three clients with one standby each, as high_availability leaves them once settled
 // (it moves tasks from any other placement: Kafka's target ignores where tasks run).

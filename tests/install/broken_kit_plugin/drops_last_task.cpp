@@ -6,20 +6,16 @@ namespace {
 
 using namespace assignor;
 
-class DropsLastTask final : public Strategy {
- public:
-  explicit DropsLastTask(const StrategyParams& params) { params.reject_unknown({}); }
-
-  Assignment assign(const AssignmentInput& in) override {
-    AssignmentDraft draft(in.cluster, 0);
-    if (in.cluster.client_count() == 0) return draft.finish(false);
-    std::vector<TaskIndex> tasks;
-    for (TaskIndex t = 0; t + 1 < in.cluster.task_count(); ++t) tasks.push_back(t);
-    fill_by_active_load(in.cluster, draft, tasks);
-    return draft.finish(false);
-  }
-};
+Assignment drops_last_task(const AssignmentInput& in) {
+  AssignmentDraft draft(in.cluster, 0);
+  if (in.cluster.client_count() == 0) return draft.finish(false);
+  std::vector<TaskIndex> tasks;
+  for (TaskIndex t = 0; t + 1 < in.cluster.task_count(); ++t) tasks.push_back(t);
+  fill_by_active_load(in.cluster, draft, tasks);
+  return draft.finish(false);
+}
 
 }  // namespace
 
-ASSIGNOR_PLUGIN(DropsLastTask, "drops_last_task", "1.0.0", "Leaves the last task without an active (a test)", 0)
+ASSIGNOR_PLUGIN(assignor::FunctionStrategy<drops_last_task>,
+                "drops_last_task", "1.0.0", "Leaves the last task without an active (a test)", 0)

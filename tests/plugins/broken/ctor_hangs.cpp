@@ -14,14 +14,6 @@ struct HangOnLoad {
 };
 const HangOnLoad hang_on_load;
 
-class Never final : public assignor::Strategy {
- public:
-  explicit Never(const assignor::StrategyParams&) {}
-  assignor::Assignment assign(const assignor::AssignmentInput& in) override {
-    return assignor_test_plugins::all_on_first_client(in.cluster);
-  }
-};
-
 }  // namespace
 
-ASSIGNOR_PLUGIN(Never, "test_ctor_hangs", "1.0.0", "plugin whose initialiser hangs", 0)
+ASSIGNOR_PLUGIN(assignor_test_plugins::Unused, "test_ctor_hangs", "1.0.0", "plugin whose initialiser hangs", 0)

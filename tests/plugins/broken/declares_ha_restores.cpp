@@ -2,17 +2,6 @@
 // that client must restore while another runs it. The host must hold it to its declaration.
 #include "broken_plugin.hpp"
 
-namespace {
-
-class Restores final : public assignor::Strategy {
- public:
-  explicit Restores(const assignor::StrategyParams& params) { params.reject_unknown({}); }
-  assignor::Assignment assign(const assignor::AssignmentInput& in) override {
-    return assignor_test_plugins::all_on_first_client(in.cluster);
-  }
-};
-
-}  // namespace
-
-ASSIGNOR_PLUGIN(Restores, "test_declares_ha_restores", "1.0.0",
-                "declares high availability, returns restoring actives", assignor::kCapabilityHighAvailability)
+ASSIGNOR_PLUGIN(assignor::FunctionStrategy<assignor_test_plugins::all_on_first_client_strategy>,
+                "test_declares_ha_restores", "1.0.0", "declares high availability, returns restoring actives",
+                assignor::kCapabilityHighAvailability)

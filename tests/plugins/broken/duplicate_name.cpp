@@ -5,16 +5,5 @@
 #error "ASSIGNOR_TEST_DUP_VERSION must be defined"
 #endif
 
-namespace {
-
-class Dup final : public assignor::Strategy {
- public:
-  explicit Dup(const assignor::StrategyParams& params) { params.reject_unknown({}); }
-  assignor::Assignment assign(const assignor::AssignmentInput& in) override {
-    return assignor_test_plugins::all_on_first_client(in.cluster);
-  }
-};
-
-}  // namespace
-
-ASSIGNOR_PLUGIN(Dup, "dup", ASSIGNOR_TEST_DUP_VERSION, "one of two plugins named dup", 0)
+ASSIGNOR_PLUGIN(assignor::FunctionStrategy<assignor_test_plugins::all_on_first_client_strategy>,
+                "dup", ASSIGNOR_TEST_DUP_VERSION, "one of two plugins named dup", 0)

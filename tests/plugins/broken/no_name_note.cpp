@@ -5,16 +5,8 @@
 
 namespace {
 
-assignor::Strategy* create(const assignor::StrategyParams&) { return new assignor_test_plugins::Unused(); }
-
-const assignor::PluginDescriptor descriptor{assignor::kPluginApiVersion,
-                                            assignor::kBuildFingerprint,
-                                            "test_no_name_note",
-                                            "1.0.0",
-                                            "descriptor exported without a name note",
-                                            0,
-                                            &create,
-                                            &assignor_test_plugins::destroy_strategy};
+constexpr assignor::PluginDescriptor descriptor =
+    assignor_test_plugins::unused_descriptor("test_no_name_note", "descriptor exported without a name note");
 
 }  // namespace
 

@@ -4,16 +4,8 @@
 
 namespace {
 
-assignor::Strategy* create(const assignor::StrategyParams&) { return new assignor_test_plugins::Unused(); }
-
-const assignor::PluginDescriptor descriptor{assignor::kPluginApiVersion,
-                                            assignor::kBuildFingerprint,
-                                            "test_note_mismatch",
-                                            "1.0.0",
-                                            "descriptor and name note disagree",
-                                            0,
-                                            &create,
-                                            &assignor_test_plugins::destroy_strategy};
+constexpr assignor::PluginDescriptor descriptor =
+    assignor_test_plugins::unused_descriptor("test_note_mismatch", "descriptor and name note disagree");
 
 }  // namespace
 

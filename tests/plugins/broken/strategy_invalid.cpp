@@ -4,23 +4,20 @@
 
 namespace {
 
-class Invalid final : public assignor::Strategy {
- public:
-  explicit Invalid(const assignor::StrategyParams& params) { params.reject_unknown({}); }
-  assignor::Assignment assign(const assignor::AssignmentInput& in) override {
-    assignor::Assignment out;
-    const auto& cluster = in.cluster;
-    if (cluster.client_count() == 0) return out;
-    const assignor::ClientIndex second = cluster.client_count() > 1 ? 1 : 0;
-    for (assignor::TaskIndex t = 0; t < cluster.task_count(); ++t) {
-      if (t == 1) continue;  // nobody runs task 1
-      out.actives.push_back({t, 0});
-      if (t == 0) out.actives.push_back({t, second});  // task 0 twice
-    }
-    return out;
+assignor::Assignment invalid(const assignor::AssignmentInput& in) {
+  assignor::Assignment out;
+  const auto& cluster = in.cluster;
+  if (cluster.client_count() == 0) return out;
+  const assignor::ClientIndex second = cluster.client_count() > 1 ? 1 : 0;
+  for (assignor::TaskIndex t = 0; t < cluster.task_count(); ++t) {
+    if (t == 1) continue;  // nobody runs task 1
+    out.actives.push_back({t, 0});
+    if (t == 0) out.actives.push_back({t, second});  // task 0 twice
   }
-};
+  return out;
+}
 
 }  // namespace
 
-ASSIGNOR_PLUGIN(Invalid, "test_strategy_invalid", "1.0.0", "strategy returning an invalid assignment", 0)
+ASSIGNOR_PLUGIN(assignor::FunctionStrategy<invalid>,
+                "test_strategy_invalid", "1.0.0", "strategy returning an invalid assignment", 0)

@@ -7,17 +7,14 @@
 
 namespace {
 
-class Prints final : public assignor::Strategy {
- public:
-  explicit Prints(const assignor::StrategyParams& params) { params.reject_unknown({}); }
-  assignor::Assignment assign(const assignor::AssignmentInput& in) override {
-    std::cout << "chatty strategy: hello from std::cout" << std::endl;
-    std::printf("chatty strategy: hello from printf\n");
-    std::fflush(stdout);
-    return assignor_test_plugins::all_on_first_client(in.cluster);
-  }
-};
+assignor::Assignment prints(const assignor::AssignmentInput& in) {
+  std::cout << "chatty strategy: hello from std::cout" << std::endl;
+  std::printf("chatty strategy: hello from printf\n");
+  std::fflush(stdout);
+  return assignor_test_plugins::all_on_first_client(in.cluster);
+}
 
 }  // namespace
 
-ASSIGNOR_PLUGIN(Prints, "test_strategy_prints", "1.0.0", "valid strategy that prints to stdout", 0)
+ASSIGNOR_PLUGIN(assignor::FunctionStrategy<prints>,
+                "test_strategy_prints", "1.0.0", "valid strategy that prints to stdout", 0)

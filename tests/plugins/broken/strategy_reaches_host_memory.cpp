@@ -23,55 +23,39 @@
 
 namespace {
 
-void say(const std::string& via, long result) {
-  const std::string line = "reaches_host_memory: " + via + ": " +
-                           (result == 0 ? std::string("REACHED the host")
-                                        : "refused (" + std::string(std::strerror(errno)) + ")") +
-                           "\n";
-  [[maybe_unused]] const auto n = ::write(STDERR_FILENO, line.data(), line.size());
+constexpr char kDefaultVia[] = "proc_mem";
+
+void attempt(const std::string& via, pid_t host) {
+  // Mapped before the fork, so at the same address with the same value in the host (this library
+  // may never have been opened there).
+  unsigned char byte = 0;
+  std::memcpy(&byte, static_cast<const void*>(&environ), 1);
+  const auto address = reinterpret_cast<std::uintptr_t>(&environ);
+  long r = -1;
+  if (via == "proc_mem") {
+    const std::string path = "/proc/" + std::to_string(host) + "/mem";
+    const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
+    if (fd >= 0) {
+      r = ::pwrite(fd, &byte, 1, static_cast<off_t>(address)) == 1 ? 0 : -1;
+      ::close(fd);
+    }
+  } else if (via == "vm_write") {
+    iovec local{&byte, 1};
+    iovec remote{reinterpret_cast<void*>(address), 1};
+    r = ::process_vm_writev(host, &local, 1, &remote, 1, 0) == 1 ? 0 : -1;
+  } else if (via == "ptrace") {
+    r = ::ptrace(PTRACE_SEIZE, host, nullptr, nullptr);
+    if (r == 0) ::ptrace(PTRACE_DETACH, host, nullptr, nullptr);
+  } else if (via == "pidfd_getfd") {
+    const long pidfd = ::syscall(SYS_pidfd_open, host, 0);
+    const long fd = pidfd < 0 ? -1 : ::syscall(SYS_pidfd_getfd, static_cast<int>(pidfd), 1, 0);
+    r = fd < 0 ? -1 : 0;
+    if (fd >= 0) ::close(static_cast<int>(fd));
+  }
+  assignor_test_plugins::say_attempt("reaches_host_memory", via, r);
 }
 
-class ReachesHostMemory final : public assignor::Strategy {
- public:
-  explicit ReachesHostMemory(const assignor::StrategyParams& params)
-      : via_(params.get_string("via", "proc_mem")), target_(params.get_string("target", "parent")) {
-    params.reject_unknown({"via", "target"});
-  }
-  assignor::Assignment assign(const assignor::AssignmentInput& in) override {
-    const pid_t host = target_ == "self" ? ::getpid() : ::getppid();
-    // Mapped before the fork, so at the same address with the same value in the host (this library
-    // may never have been opened there).
-    unsigned char byte = 0;
-    std::memcpy(&byte, static_cast<const void*>(&environ), 1);
-    const auto address = reinterpret_cast<std::uintptr_t>(&environ);
-    long r = -1;
-    if (via_ == "proc_mem") {
-      const std::string path = "/proc/" + std::to_string(host) + "/mem";
-      const int fd = ::open(path.c_str(), O_RDWR | O_CLOEXEC);
-      if (fd >= 0) {
-        r = ::pwrite(fd, &byte, 1, static_cast<off_t>(address)) == 1 ? 0 : -1;
-        ::close(fd);
-      }
-    } else if (via_ == "vm_write") {
-      iovec local{&byte, 1};
-      iovec remote{reinterpret_cast<void*>(address), 1};
-      r = ::process_vm_writev(host, &local, 1, &remote, 1, 0) == 1 ? 0 : -1;
-    } else if (via_ == "ptrace") {
-      r = ::ptrace(PTRACE_SEIZE, host, nullptr, nullptr);
-      if (r == 0) ::ptrace(PTRACE_DETACH, host, nullptr, nullptr);
-    } else if (via_ == "pidfd_getfd") {
-      const long pidfd = ::syscall(SYS_pidfd_open, host, 0);
-      const long fd = pidfd < 0 ? -1 : ::syscall(SYS_pidfd_getfd, static_cast<int>(pidfd), 1, 0);
-      r = fd < 0 ? -1 : 0;
-      if (fd >= 0) ::close(static_cast<int>(fd));
-    }
-    say(via_, r);
-    return assignor_test_plugins::all_on_first_client(in.cluster);
-  }
-
- private:
-  std::string via_, target_;
-};
+using ReachesHostMemory = assignor_test_plugins::AttemptOnHost<attempt, kDefaultVia>;
 
 }  // namespace
 

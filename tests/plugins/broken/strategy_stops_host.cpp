@@ -27,13 +27,6 @@
 
 namespace {
 
-void say(const std::string& via, long result) {
-  const std::string line = "stops_host: " + via + ": " +
-                           (result == 0 ? std::string("REACHED the host") : "refused (" + std::string(std::strerror(errno)) + ")") +
-                           "\n";
-  [[maybe_unused]] const auto n = ::write(STDERR_FILENO, line.data(), line.size());
-}
-
 long by_sigio(pid_t host) {
   int pair[2];
   if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0) return -1;
@@ -48,41 +41,33 @@ long by_sigio(pid_t host) {
   return r;
 }
 
-class StopsHost final : public assignor::Strategy {
- public:
-  explicit StopsHost(const assignor::StrategyParams& params)
-      : via_(params.get_string("via", "kill")), target_(params.get_string("target", "parent")) {
-    params.reject_unknown({"via", "target"});
-  }
-  assignor::Assignment assign(const assignor::AssignmentInput& in) override {
-    const pid_t host = target_ == "self" ? ::getpid() : ::getppid();
-    long r = -1;
-    if (via_ == "kill") {
-      r = ::kill(host, SIGSTOP);
-    } else if (via_ == "group") {
-      r = ::kill(-::getpgid(host), SIGSTOP);
-    } else if (via_ == "join_group") {
-      r = ::setpgid(0, ::getpgid(host));
-      if (r == 0) r = ::kill(0, SIGSTOP);
-    } else if (via_ == "tgkill") {
-      r = ::syscall(SYS_tgkill, host, host, SIGSTOP);
-    } else if (via_ == "sigqueue") {
-      r = ::sigqueue(host, SIGSTOP, sigval{});
-    } else if (via_ == "pidfd") {
-      const long fd = ::syscall(SYS_pidfd_open, host, 0);
-      r = fd < 0 ? -1 : ::syscall(SYS_pidfd_send_signal, static_cast<int>(fd), SIGSTOP, nullptr, 0);
-    } else if (via_ == "ptrace") {
-      r = ::ptrace(PTRACE_ATTACH, host, nullptr, nullptr);
-    } else if (via_ == "sigio") {
-      r = by_sigio(host);
-    }
-    say(via_, r);
-    return assignor_test_plugins::all_on_first_client(in.cluster);
-  }
+constexpr char kDefaultVia[] = "kill";
 
- private:
-  std::string via_, target_;
-};
+void attempt(const std::string& via, pid_t host) {
+  long r = -1;
+  if (via == "kill") {
+    r = ::kill(host, SIGSTOP);
+  } else if (via == "group") {
+    r = ::kill(-::getpgid(host), SIGSTOP);
+  } else if (via == "join_group") {
+    r = ::setpgid(0, ::getpgid(host));
+    if (r == 0) r = ::kill(0, SIGSTOP);
+  } else if (via == "tgkill") {
+    r = ::syscall(SYS_tgkill, host, host, SIGSTOP);
+  } else if (via == "sigqueue") {
+    r = ::sigqueue(host, SIGSTOP, sigval{});
+  } else if (via == "pidfd") {
+    const long fd = ::syscall(SYS_pidfd_open, host, 0);
+    r = fd < 0 ? -1 : ::syscall(SYS_pidfd_send_signal, static_cast<int>(fd), SIGSTOP, nullptr, 0);
+  } else if (via == "ptrace") {
+    r = ::ptrace(PTRACE_ATTACH, host, nullptr, nullptr);
+  } else if (via == "sigio") {
+    r = by_sigio(host);
+  }
+  assignor_test_plugins::say_attempt("stops_host", via, r);
+}
+
+using StopsHost = assignor_test_plugins::AttemptOnHost<attempt, kDefaultVia>;
 
 }  // namespace
 

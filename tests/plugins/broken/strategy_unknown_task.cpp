@@ -4,17 +4,13 @@
 
 namespace {
 
-class UnknownTask final : public assignor::Strategy {
- public:
-  explicit UnknownTask(const assignor::StrategyParams& params) { params.reject_unknown({}); }
-  assignor::Assignment assign(const assignor::AssignmentInput& in) override {
-    assignor::Assignment out = assignor_test_plugins::all_on_first_client(in.cluster);
-    out.actives.push_back({static_cast<assignor::TaskIndex>(in.cluster.task_count() + 5), 0});
-    return out;
-  }
-};
+assignor::Assignment unknown_task(const assignor::AssignmentInput& in) {
+  assignor::Assignment out = assignor_test_plugins::all_on_first_client(in.cluster);
+  out.actives.push_back({static_cast<assignor::TaskIndex>(in.cluster.task_count() + 5), 0});
+  return out;
+}
 
 }  // namespace
 
-ASSIGNOR_PLUGIN(UnknownTask, "test_strategy_unknown_task", "1.0.0",
+ASSIGNOR_PLUGIN(assignor::FunctionStrategy<unknown_task>, "test_strategy_unknown_task", "1.0.0",
                 "strategy placing an out-of-range task index", 0)

@@ -20,41 +20,30 @@ namespace {
 
 constexpr char kForged[] = "FORGED-VIA-PROC\n";
 
-void say(const std::string& text) {
-  const std::string line = "writes_host_output: " + text + "\n";
-  [[maybe_unused]] const auto n = ::write(STDERR_FILENO, line.data(), line.size());
+constexpr char kDefaultVia[] = "proc_fd1";
+
+void say(const std::string& text) { assignor_test_plugins::say("writes_host_output: " + text); }
+
+void attempt(const std::string& via, pid_t host) {
+  if (via == "every_fd") {
+    int written = 0;
+    for (int fd = 0; fd < 1024; ++fd)
+      if (fd != STDERR_FILENO && ::write(fd, kForged, sizeof kForged - 1) > 0) ++written;
+    say("wrote to " + std::to_string(written) + " descriptors");
+  } else {
+    const std::string path = "/proc/" + std::to_string(host) + "/fd/1";
+    const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+      say("open " + path + ": refused (" + std::strerror(errno) + ")");
+    } else {
+      const bool wrote = ::write(fd, kForged, sizeof kForged - 1) > 0;
+      say((wrote ? "REACHED the host: wrote to " : "opened but could not write ") + path);
+      ::close(fd);
+    }
+  }
 }
 
-class WritesHostOutput final : public assignor::Strategy {
- public:
-  explicit WritesHostOutput(const assignor::StrategyParams& params)
-      : via_(params.get_string("via", "proc_fd1")), target_(params.get_string("target", "parent")) {
-    params.reject_unknown({"via", "target"});
-  }
-  assignor::Assignment assign(const assignor::AssignmentInput& in) override {
-    const pid_t host = target_ == "self" ? ::getpid() : ::getppid();
-    if (via_ == "every_fd") {
-      int written = 0;
-      for (int fd = 0; fd < 1024; ++fd)
-        if (fd != STDERR_FILENO && ::write(fd, kForged, sizeof kForged - 1) > 0) ++written;
-      say("wrote to " + std::to_string(written) + " descriptors");
-    } else {
-      const std::string path = "/proc/" + std::to_string(host) + "/fd/1";
-      const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC);
-      if (fd < 0) {
-        say("open " + path + ": refused (" + std::strerror(errno) + ")");
-      } else {
-        const bool wrote = ::write(fd, kForged, sizeof kForged - 1) > 0;
-        say((wrote ? "REACHED the host: wrote to " : "opened but could not write ") + path);
-        ::close(fd);
-      }
-    }
-    return assignor_test_plugins::all_on_first_client(in.cluster);
-  }
-
- private:
-  std::string via_, target_;
-};
+using WritesHostOutput = assignor_test_plugins::AttemptOnHost<attempt, kDefaultVia>;
 
 }  // namespace
 

@@ -26,28 +26,12 @@
 #include "assignor/host/support/standard_output.hpp"
 #include "assignor/validation.hpp"
 #include "cluster_builder.hpp"
-#include "plugin_paths.hpp"
+#include "broken_test.hpp"
 
 namespace {
 
-using assignor::Cluster;
-using assignor::ConfigError;
-using assignor::ValidationErrorKind;
-using assignor::host::AssignmentFailed;
-using assignor::host::Config;
+using namespace assignor_test::broken;
 using assignor::host::IsolationMode;
-using assignor::host::PluginError;
-using assignor::host::PluginRegistry;
-using assignor::host::run_assignment;
-using assignor::host::RunOutcome;
-using assignor::testing::ClusterBuilder;
-using assignor_test::message_of;
-using assignor_test::params_of;
-using ::testing::AllOf;
-using ::testing::Contains;
-using ::testing::HasSubstr;
-using ::testing::IsEmpty;
-using ::testing::Not;
 
 Cluster cluster() {
   ClusterBuilder b;

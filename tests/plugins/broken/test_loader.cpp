@@ -18,26 +18,12 @@
 #include "assignor/plugin.hpp"
 #include "assignor/validation.hpp"
 #include "cluster_builder.hpp"
-#include "plugin_paths.hpp"
+#include "broken_test.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
-using assignor::ConfigError;
-using assignor::StrategyError;
-using assignor::StrategyParams;
-using assignor::host::PluginError;
-using assignor::host::PluginInfo;
-using assignor::host::PluginRegistry;
-using assignor::host::StrategyHandle;
-using assignor_test::dir_of;
-using assignor_test::message_of;
-using assignor_test::params_of;
-using assignor_test::real_path;
-using ::testing::Contains;
-using ::testing::HasSubstr;
-using ::testing::IsEmpty;
-using ::testing::Not;
+using namespace assignor_test::broken;
 
 std::vector<std::string> names_of(const PluginRegistry& registry) {
   std::vector<std::string> names;

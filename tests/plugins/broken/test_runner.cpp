@@ -13,28 +13,11 @@
 #include "assignor/host/run/runner.hpp"
 #include "assignor/validation.hpp"
 #include "cluster_builder.hpp"
-#include "plugin_paths.hpp"
+#include "broken_test.hpp"
 
 namespace {
 
-using assignor::Cluster;
-using assignor::ConfigError;
-using assignor::ValidationErrorKind;
-using assignor::host::AssignmentFailed;
-using assignor::host::Config;
-using assignor::host::PluginError;
-using assignor::host::PluginRegistry;
-using assignor::host::run_assignment;
-using assignor::host::RunOutcome;
-using assignor::testing::active_client_of;
-using assignor::testing::ClusterBuilder;
-using assignor_test::message_of;
-using assignor_test::params_of;
-using ::testing::AllOf;
-using ::testing::Contains;
-using ::testing::HasSubstr;
-using ::testing::IsEmpty;
-using ::testing::Not;
+using namespace assignor_test::broken;
 
 // Three stateful tasks and a stateless one on two clients, each with a previous active.
 Cluster two_client_cluster(bool end_offsets_known = true) {

@@ -15,19 +15,12 @@
 #include <string>
 
 #include "assignor/host/plugins/plugin_registry.hpp"
-#include "plugin_paths.hpp"
+#include "broken_test.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
-using assignor::host::PluginError;
-using assignor::host::PluginRegistry;
-using assignor_test::dir_of;
-using assignor_test::message_of;
-using ::testing::AllOf;
-using ::testing::HasSubstr;
-using ::testing::IsEmpty;
-using ::testing::Not;
+using namespace assignor_test::broken;
 
 class SafeLoading : public ::testing::Test {
  protected:

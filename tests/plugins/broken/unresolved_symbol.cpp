@@ -6,16 +6,13 @@ extern "C" int assignor_test_symbol_nobody_defines(int);
 
 namespace {
 
-class Unresolved final : public assignor::Strategy {
- public:
-  explicit Unresolved(const assignor::StrategyParams& params) { params.reject_unknown({}); }
-  assignor::Assignment assign(const assignor::AssignmentInput& in) override {
-    assignor::Assignment out = assignor_test_plugins::all_on_first_client(in.cluster);
-    out.probing_rebalance = assignor_test_symbol_nobody_defines(1) != 0;
-    return out;
-  }
-};
+assignor::Assignment unresolved(const assignor::AssignmentInput& in) {
+  assignor::Assignment out = assignor_test_plugins::all_on_first_client(in.cluster);
+  out.probing_rebalance = assignor_test_symbol_nobody_defines(1) != 0;
+  return out;
+}
 
 }  // namespace
 
-ASSIGNOR_PLUGIN(Unresolved, "test_unresolved_symbol", "1.0.0", "plugin with an undefined symbol", 0)
+ASSIGNOR_PLUGIN(assignor::FunctionStrategy<unresolved>,
+                "test_unresolved_symbol", "1.0.0", "plugin with an undefined symbol", 0)

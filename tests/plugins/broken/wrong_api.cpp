@@ -3,16 +3,9 @@
 
 namespace {
 
-assignor::Strategy* create(const assignor::StrategyParams&) { return new assignor_test_plugins::Unused(); }
-
-const assignor::PluginDescriptor descriptor{assignor::kPluginApiVersion + 2,
-                                            assignor::kBuildFingerprint,
-                                            "test_wrong_api",
-                                            "1.0.0",
-                                            "descriptor with an unsupported API version",
-                                            0,
-                                            &create,
-                                            &assignor_test_plugins::destroy_strategy};
+constexpr assignor::PluginDescriptor descriptor =
+    assignor_test_plugins::unused_descriptor("test_wrong_api", "descriptor with an unsupported API version",
+                                             assignor::kPluginApiVersion + 2);
 
 }  // namespace
 

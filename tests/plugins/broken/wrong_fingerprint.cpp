@@ -4,16 +4,9 @@
 
 namespace {
 
-assignor::Strategy* create(const assignor::StrategyParams&) { return new assignor_test_plugins::Unused(); }
-
-const assignor::PluginDescriptor descriptor{assignor::kPluginApiVersion,
-                                            "gcc-1;nonsense;sdk-9.9",
-                                            "test_wrong_fingerprint",
-                                            "1.0.0",
-                                            "descriptor with a foreign build fingerprint",
-                                            0,
-                                            &create,
-                                            &assignor_test_plugins::destroy_strategy};
+constexpr assignor::PluginDescriptor descriptor =
+    assignor_test_plugins::unused_descriptor("test_wrong_fingerprint", "descriptor with a foreign build fingerprint",
+                                             assignor::kPluginApiVersion, "gcc-1;nonsense;sdk-9.9");
 
 }  // namespace
 

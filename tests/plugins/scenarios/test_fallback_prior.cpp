@@ -6,19 +6,12 @@
 #include <algorithm>
 
 #include "cluster_builder.hpp"
-#include "strategy_runner.hpp"
+#include "scenario_test.hpp"
 
 namespace assignor {
 namespace {
 
-using testing::actives_of;
-using testing::builtin_plugins;
-using testing::ClusterBuilder;
-using testing::describe;
-using ::testing::ElementsAre;
-using ::testing::IsEmpty;
-using ::testing::Not;
-using ::testing::SizeIs;
+using namespace scenario_test;
 
 TEST(FallbackPrior, KeepsEveryPreviousActiveRegardlessOfBalanceAndAsksForProbing) {
   const Cluster c = ClusterBuilder()

@@ -4,25 +4,15 @@
 #include <gtest/gtest.h>
 
 #include "cluster_builder.hpp"
-#include "strategy_runner.hpp"
+#include "scenario_test.hpp"
 
 namespace assignor {
 namespace {
 
-using testing::actives_of;
-using testing::active_client_of;
-using testing::builtin_plugins;
-using testing::ClusterBuilder;
-using testing::describe;
-using testing::standbys_of;
-using testing::warmups_of;
-using ::testing::ElementsAre;
-using ::testing::IsEmpty;
-using ::testing::SizeIs;
+using namespace scenario_test;
 
 testing::RunResult run_ha(const Cluster& c, const AssignmentSettings& s) {
-  auto r = builtin_plugins().run("high_availability", c, s);
-  EXPECT_THAT(r.errors, IsEmpty()) << describe(c, r.assignment);
+  auto r = run_valid("high_availability", c, s);
   if (r.errors.empty()) {
     EXPECT_EQ(r.metrics.restoring_actives, 0u) << describe(c, r.assignment);
   }

@@ -9,20 +9,12 @@
 #include <string>
 
 #include "cluster_builder.hpp"
-#include "strategy_runner.hpp"
+#include "scenario_test.hpp"
 
 namespace assignor {
 namespace {
 
-using testing::actives_of;
-using testing::active_client_of;
-using testing::builtin_plugins;
-using testing::ClusterBuilder;
-using testing::describe;
-using testing::standbys_of;
-using testing::warmups_of;
-using ::testing::ElementsAre;
-using ::testing::IsEmpty;
+using namespace scenario_test;
 
 // high_availability_plus deals its target as Kafka does with sticky_target: false; the tests of the
 // movement step (kinds D and E, -3, an active between two caught-up clients) compare the two from
@@ -30,9 +22,7 @@ using ::testing::IsEmpty;
 testing::RunResult run(const char* strategy, const Cluster& c, const AssignmentSettings& s, bool dealt = false) {
   const StrategyParams params = dealt ? StrategyParams(std::map<std::string, std::string>{{"sticky_target", "false"}})
                                       : StrategyParams();
-  auto r = builtin_plugins().run(strategy, c, s, params);
-  EXPECT_THAT(r.errors, IsEmpty()) << strategy << "\n" << describe(c, r.assignment);
-  return r;
+  return run_valid(strategy, c, s, params);
 }
 
 // Kind B: Kafka deals stateful tasks round-robin ignoring threads, then moves one only if that does

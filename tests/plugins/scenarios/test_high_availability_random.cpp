@@ -12,13 +12,12 @@
 #include <vector>
 
 #include "random_group.hpp"
-#include "strategy_runner.hpp"
+#include "scenario_test.hpp"
 
 namespace assignor {
 namespace {
 
-using testing::builtin_plugins;
-using testing::describe;
+using namespace scenario_test;
 
 // Restoring actives (on a client that is not caught up while another is), except on a client that
 // reported -3 for the task.

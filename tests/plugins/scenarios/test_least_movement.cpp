@@ -6,25 +6,17 @@
 
 #include "cluster_builder.hpp"
 #include "random_group.hpp"
-#include "strategy_runner.hpp"
+#include "scenario_test.hpp"
 
 namespace assignor {
 namespace {
 
-using testing::actives_of;
-using testing::active_client_of;
-using testing::builtin_plugins;
-using testing::ClusterBuilder;
-using testing::describe;
-using ::testing::ElementsAre;
-using ::testing::IsEmpty;
-using ::testing::SizeIs;
+using namespace scenario_test;
 
 testing::RunResult run_lm(const Cluster& c, const AssignmentSettings& s, bool target_only = false) {
   StrategyParams params(target_only ? std::map<std::string, std::string>{{"target_only", "true"}}
                                     : std::map<std::string, std::string>{});
-  auto r = builtin_plugins().run("least_movement", c, s, params);
-  EXPECT_THAT(r.errors, IsEmpty()) << describe(c, r.assignment);
+  auto r = run_valid("least_movement", c, s, params);
   if (!target_only && r.errors.empty()) {
     EXPECT_EQ(r.metrics.restoring_actives, 0u) << describe(c, r.assignment);
   }

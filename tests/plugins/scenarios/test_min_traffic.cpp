@@ -10,15 +10,12 @@
 #include "assignor/scenario.hpp"
 #include "cluster_builder.hpp"
 #include "random_group.hpp"
-#include "strategy_runner.hpp"
+#include "scenario_test.hpp"
 
 namespace assignor {
 namespace {
 
-using testing::builtin_plugins;
-using testing::ClusterBuilder;
-using testing::describe;
-using ::testing::IsEmpty;
+using namespace scenario_test;
 
 std::vector<std::uint32_t> per_client(const Cluster& c, const std::vector<Placement>& list) {
   std::vector<std::uint32_t> n(c.client_count(), 0);
@@ -46,9 +43,7 @@ AssignmentSettings one_standby() {
 
 testing::RunResult run(const std::string& strategy, const Cluster& c, const AssignmentSettings& s) {
   // min_traffic packs as high_availability_plus does (keep_history, its default), then optimises.
-  auto r = builtin_plugins().run(strategy, c, s, StrategyParams());
-  EXPECT_THAT(r.errors, IsEmpty()) << strategy << "\n" << describe(c, r.assignment);
-  return r;
+  return run_valid(strategy, c, s);
 }
 
 ScenarioSpec rack_spec(ScenarioKind kind, std::uint32_t clients, std::uint32_t subtopologies,

@@ -17,27 +17,15 @@
 
 #include "cluster_builder.hpp"
 #include "random_group.hpp"
-#include "strategy_runner.hpp"
+#include "scenario_test.hpp"
 
 namespace assignor {
 namespace {
 
-using testing::actives_of;
-using testing::active_client_of;
-using testing::builtin_plugins;
-using testing::ClusterBuilder;
-using testing::describe;
-using testing::standbys_of;
-using ::testing::ElementsAre;
-using ::testing::IsEmpty;
-using ::testing::IsSubsetOf;
-using ::testing::Not;
-using ::testing::SizeIs;
-using ::testing::UnorderedElementsAre;
+using namespace scenario_test;
 
 testing::RunResult run_sticky(const Cluster& c, const AssignmentSettings& s = {}) {
-  auto r = builtin_plugins().run("sticky", c, s);
-  EXPECT_THAT(r.errors, IsEmpty()) << describe(c, r.assignment);
+  auto r = run_valid("sticky", c, s);
   EXPECT_THAT(r.assignment.warmups, IsEmpty()) << "sticky never places warmups";
   EXPECT_FALSE(r.assignment.probing_rebalance) << "sticky never asks for a probing rebalance";
   return r;

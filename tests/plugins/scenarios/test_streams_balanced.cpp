@@ -10,22 +10,15 @@
 
 #include "cluster_builder.hpp"
 #include "random_group.hpp"
-#include "strategy_runner.hpp"
+#include "scenario_test.hpp"
 
 namespace assignor {
 namespace {
 
-using testing::actives_of;
-using testing::builtin_plugins;
-using testing::ClusterBuilder;
-using testing::describe;
-using ::testing::ElementsAre;
-using ::testing::IsEmpty;
+using namespace scenario_test;
 
 testing::RunResult run(const Cluster& c, const AssignmentSettings& s = {}) {
-  auto r = builtin_plugins().run("streams_balanced", c, s);
-  EXPECT_THAT(r.errors, IsEmpty()) << describe(c, r.assignment);
-  return r;
+  return run_valid("streams_balanced", c, s);
 }
 
 // Threads 3 and 1: one period of the deal is a, a, b, a (at the second slot (2*1+1)/3 ties with

@@ -16,17 +16,12 @@
 #include "assignor/scenario.hpp"
 #include "cluster_builder.hpp"
 #include "random_group.hpp"
-#include "strategy_runner.hpp"
+#include "scenario_test.hpp"
 
 namespace assignor {
 namespace {
 
-using testing::actives_of;
-using testing::builtin_plugins;
-using testing::ClusterBuilder;
-using testing::describe;
-using ::testing::ElementsAre;
-using ::testing::IsEmpty;
+using namespace scenario_test;
 
 std::vector<std::pair<std::string, std::int64_t>> running(const std::vector<std::string>& tasks) {
   std::vector<std::pair<std::string, std::int64_t>> out;
@@ -41,9 +36,7 @@ const StrategyParams kLeastMovementByWeightTarget = params({{"balance", "weight"
 
 testing::RunResult run(const std::string& strategy, const Cluster& c, const AssignmentSettings& s,
                        const StrategyParams& p = {}) {
-  auto r = builtin_plugins().run(strategy, c, s, p);
-  EXPECT_THAT(r.errors, IsEmpty()) << describe(c, r.assignment);
-  return r;
+  return run_valid(strategy, c, s, p);
 }
 
 // The bound place_weighted_actives() guarantees: the largest weight over the fewest threads.
