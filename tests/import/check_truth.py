@@ -17,6 +17,7 @@ A missing folder, log or truth file is a failure.
 import glob
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -62,6 +63,7 @@ def main():
         out = os.path.join(work, name)
         props = os.path.join(work, name + ".properties")
         os.makedirs(work, exist_ok=True)
+        shutil.rmtree(out, ignore_errors=True)  # a previous run's import: import refuses a non-empty directory
         props_for(truth[0]["config"], props)
         p = subprocess.run([assignor, "import", "kafka-log", log, "--output-dir", out, "--streams-config", props],
                            capture_output=True, text=True)
