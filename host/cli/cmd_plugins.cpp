@@ -19,6 +19,7 @@ std::vector<std::string> capability_names(std::uint32_t capabilities) {
   std::vector<std::string> names;
   if ((capabilities & kCapabilityHighAvailability) != 0) names.push_back("high_availability");
   if ((capabilities & kCapabilityHandlesUnknownLags) != 0) names.push_back("handles_unknown_lags");
+  if ((capabilities & kCapabilityConfiguredStandbys) != 0) names.push_back("configured_standbys");
   return names;
 }
 

@@ -10,7 +10,11 @@
 // what each member held and reports, and the coordinator's HashMap order of the members).
 // Per-member quotas, each ceil(tasks / members) and recomputed whenever a member's count (actives
 // + standbys) reaches it exactly: all actives, all tasks (actives + standbys), and in trunk also
-// stateful actives.
+// stateful actives. The all-tasks quota counts num_standby_replicas as configured, even beyond
+// clients - 1, and so does the standby loop (a replica no process can take still polls the
+// least-loaded queue, which reorders it): the plugin declares kCapabilityConfiguredStandbys, so the
+// host gives it the configured number; every loop over replicas stops at the first that no process
+// can take, so the work stays bounded by the input.
 //
 // Actives, in (partition, sub-topology) order (Kafka's sub-topology ids are strings: "10" before
 // "2"); 4.4 in one pass over all tasks under the actives quota, trunk in two: the tasks with a
@@ -591,8 +595,8 @@ void StreamsSticky::Placer::standbys() {
 
 }  // namespace
 
-ASSIGNOR_PLUGIN(StreamsSticky, "streams_sticky", "1.2.0",
+ASSIGNOR_PLUGIN(StreamsSticky, "streams_sticky", "1.3.0",
                 "Kafka 4.x's KIP-1071 sticky assignor, as Kafka 4.4.0 or the recorded trunk (kafka_version): previous "
                 "owners, then previous copies, under per-member quotas; Kafka's tie order and member split; with the "
                 "KIP-1071 refiner staging moves behind warmups",
-                0)
+                assignor::kCapabilityConfiguredStandbys)

@@ -52,6 +52,8 @@ def main():
         check(ok and "late chatter" not in p.stdout, f"late printing thread, run {i + 1}: stdout is the JSON alone", p)
 
     # 2. A standby count far above clients - 1: bounded work, shortfall against the configured number.
+    # streams_sticky gets the configured number (kCapabilityConfiguredStandbys) and bounds the work
+    # itself; high_availability gets it capped by the host.
     small = os.path.join(work, "twelve-tasks.json")
     tasks = [{"id": f"{s}_{q}", "stores": [{"name": "st", "changelog_end_offset": 1000}]}
              for s in range(3) for q in range(4)]
@@ -59,11 +61,12 @@ def main():
                 "offset_sums": {t["id"]: -2 for k, t in enumerate(tasks) if k % 5 == i}} for i in range(5)]
     with open(small, "w") as f:
         json.dump({"tasks": tasks, "clients": clients}, f)
-    for n in (4294967295, 100000000):
-        cfg = os.path.join(work, f"standbys-{n}.yaml")
+    for strategy, n in (("high_availability", 4294967295), ("high_availability", 100000000),
+                        ("streams_sticky", 4294967295), ("streams_sticky", 100000000)):
+        cfg = os.path.join(work, f"standbys-{strategy}-{n}.yaml")
         with open(cfg, "w") as f:
-            f.write(f"strategy: high_availability\nassignment: {{num_standby_replicas: {n}}}\n")
-        out = os.path.join(work, f"standbys-{n}.json")
+            f.write(f"strategy: {strategy}\nassignment: {{num_standby_replicas: {n}}}\n")
+        out = os.path.join(work, f"standbys-{strategy}-{n}.json")
         p = run([assignor, "assign", "--config", cfg, "--cluster", small, "--output", out])
         ok = p.returncode == 0
         if ok:
@@ -71,9 +74,9 @@ def main():
                 metrics = json.load(f)["metrics"]
             # 5 clients: each task can have 4 standbys at most; the rest of the n asked for are short.
             ok = metrics["standbys"] == 12 * 4 and metrics["standby_shortfall"] == 12 * (n - 4)
-        check(ok, f"num_standby_replicas {n}: exit 0, 48 standbys, shortfall 12 x ({n} - 4)", p)
+        check(ok, f"{strategy}, num_standby_replicas {n}: exit 0, 48 standbys, shortfall 12 x ({n} - 4)", p)
         v = run([assignor, "validate", "--cluster", small, "--assignment", out, "--config", cfg])
-        check(v.returncode == 0, f"num_standby_replicas {n}: validate accepts the result", v)
+        check(v.returncode == 0, f"{strategy}, num_standby_replicas {n}: validate accepts the result", v)
 
     # 3. '-' is standard input.
     with open(cluster) as f:

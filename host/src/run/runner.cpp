@@ -40,9 +40,13 @@ struct Attempt {
 // clients - 1 (no task can have more copies than other clients), so the work a strategy does is
 // bounded by the input, never by a number in the config (1e8 standbys on five clients took a
 // minute and 3.4 GB). Validation and metrics keep the configured number: standby_shortfall still
-// says how many of the standbys asked for could not be placed.
-AssignmentSettings strategy_settings(const AssignmentSettings& configured, const Cluster& cluster) {
+// says how many of the standbys asked for could not be placed. A strategy that declares
+// kCapabilityConfiguredStandbys gets the configured number (streams_sticky: Kafka's quotas count it)
+// and bounds its work itself.
+AssignmentSettings strategy_settings(const AssignmentSettings& configured, const Cluster& cluster,
+                                     const PluginInfo& plugin) {
   AssignmentSettings s = configured;
+  if ((plugin.capabilities & kCapabilityConfiguredStandbys) != 0) return s;
   const std::size_t others = cluster.client_count() > 0 ? cluster.client_count() - 1 : 0;
   s.num_standby_replicas = static_cast<std::uint32_t>(std::min<std::size_t>(s.num_standby_replicas, others));
   return s;
@@ -81,7 +85,7 @@ Attempt validated(Attempt out, const Cluster& cluster, const AssignmentSettings&
 Attempt attempt_isolated(const PluginRegistry& registry, const Config& config, const Cluster& cluster,
                          const LagModel& lags, const std::string& name) {
   Attempt out;
-  const AssignmentSettings settings = strategy_settings(config.settings, cluster);
+  const AssignmentSettings settings = strategy_settings(config.settings, cluster, registry.require(name));
   const AssignmentInput input{cluster, settings, lags};
   IsolatedRun run = run_isolated(registry, name, params_for(config, name), input, config.strategy_limits);
   if (run.config_error) throw ConfigError(place_prefix(config, "strategies." + name) + *run.config_error);
@@ -166,7 +170,7 @@ Attempt attempt(const PluginRegistry& registry, const Config& config, const Clus
   // fork()). The bundled strategies are this repository's own code (no const_cast, run under the
   // sanitizers and conformance suite) and read the host's input directly: the copy was an eighth of
   // a simulated round at 10k tasks.
-  const AssignmentSettings settings = strategy_settings(config.settings, cluster);
+  const AssignmentSettings settings = strategy_settings(config.settings, cluster, registry.require(name));
   const bool trusted = registry.require(name).origin == PluginOrigin::bundled;
   std::optional<Cluster> cluster_copy;
   std::optional<LagModel> lags_copy;

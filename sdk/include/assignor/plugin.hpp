@@ -58,6 +58,12 @@ inline constexpr const char* kPluginNoteSection = ".note.assignor";
 // Capability flags a strategy declares.
 inline constexpr std::uint32_t kCapabilityHighAvailability = 1u << 0;  // never a restoring active
 inline constexpr std::uint32_t kCapabilityHandlesUnknownLags = 1u << 1;  // run even when lags are unknown
+// Given num_standby_replicas as configured: the host caps it at clients - 1 for every other strategy
+// (a number in the config must not bound the work). For a strategy whose arithmetic counts what was
+// asked for (Kafka's KIP-1071 per-member quotas do); it must bound its own work by the input (stop
+// a task's replicas at the first that no client can take). A flag, not a settings field, so that
+// AssignmentSettings keeps its layout and an older host just gives the capped number.
+inline constexpr std::uint32_t kCapabilityConfiguredStandbys = 1u << 2;
 
 struct PluginDescriptor {
   std::uint32_t api_version;  // must equal the host's kPluginApiVersion

@@ -8,9 +8,14 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
+#include <vector>
 
+#include "assignor/host/formats/config_reader.hpp"
+#include "assignor/host/run/runner.hpp"
+#include "assignor/threads.hpp"
 #include "cluster_builder.hpp"
 #include "random_group.hpp"
 #include "strategy_runner.hpp"
@@ -295,6 +300,65 @@ TEST(StreamsStickyKafkaVersion, AnUnknownVersionIsRejectedNamingTheChoices) {
       EXPECT_THAT(e.what(), ::testing::HasSubstr(std::string("'") + bad + "'")) << bad;
     }
   }
+}
+
+// The tasks of `list` on one named thread of a client, sorted.
+std::vector<std::string> on_thread(const Cluster& c, const std::vector<Placement>& list, const std::string& client,
+                                   const std::string& thread) {
+  const ClientIndex ci = *c.find_client(client);
+  const auto names = thread_names(c.clients[ci]);
+  std::vector<std::string> out;
+  for (const Placement& p : list)
+    if (p.client == ci && p.thread < names.size() && names[p.thread] == thread)
+      out.push_back(to_string(c.tasks[p.task].id));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Kafka's all-tasks quota counts num.standby.replicas as configured, even where no task can have
+// that many copies: 2 standbys on 2 processes (a: thread a; b: threads x, y), five stateful tasks
+// a ran and x kept standbys of. Through the host, which caps num_standby_replicas at clients - 1
+// for other strategies, streams_sticky must still count 2 (Kafka 4.4.0's StickyTaskAssignor gives
+// this answer on this group; with 1 standby it gives y 0_0). By hand: actives (quota ceil(5 / 3) =
+// 2, then 2, then 1): a 0_0 0_1, x 0_2 0_3, y 0_4. Standbys in reverse order under the all-tasks
+// quota ceil((5 + 5 x 2) / 3) = 5: a, their previous owner, takes 0_4, 0_3, 0_2 (reaching 5: 5
+// again for the two left); x, the previous standby, 0_1 and 0_0 (3 < 5). Counting 1 standby, the
+// quota is ceil(10 / 3) = 4, a's 4 makes it 3, x reaches 3 with 0_1, and 0_0 goes to b's
+// least-loaded member y.
+TEST(StreamsStickyKafkaVersion, TheHostGivesItTheConfiguredStandbysKafkasQuotaCounts) {
+  ClusterBuilder b;
+  std::vector<std::string> all;
+  std::vector<TaskIndex> indices;
+  for (int p = 0; p < 5; ++p) {
+    all.push_back("0_" + std::to_string(p));
+    b.stateful(all.back(), 1000);
+    indices.push_back(static_cast<TaskIndex>(p));
+  }
+  std::vector<std::pair<std::string, std::int64_t>> running, standing;
+  for (const auto& t : all) {
+    running.emplace_back(t, -2);
+    standing.emplace_back(t, 1000);
+  }
+  Cluster c = b.client("a").previous_active(all).offsets(running)
+                  .client("b", 2).previous_standby(all).offsets(standing)
+                  .build();
+  c.clients[0].threads_history = {ThreadHistory{"a", indices, {}}};
+  c.clients[1].threads_history = {ThreadHistory{"x", {}, indices}, ThreadHistory{"y", {}, {}}};
+  host::Config config;
+  config.strategy = "streams_sticky";
+  config.settings.num_standby_replicas = 2;
+  config.strategy_params["streams_sticky"] = refiner_param(false, k44);
+  const auto outcome = host::run_assignment(builtin_plugins().registry(), config, c, config.strategy);
+  ASSERT_FALSE(outcome.used_fallback);
+  const Assignment& a = outcome.report.assignment;
+  EXPECT_THAT(on_thread(c, a.actives, "a", "a"), ElementsAre("0_0", "0_1"));
+  EXPECT_THAT(on_thread(c, a.actives, "b", "x"), ElementsAre("0_2", "0_3"));
+  EXPECT_THAT(on_thread(c, a.actives, "b", "y"), ElementsAre("0_4"));
+  EXPECT_THAT(on_thread(c, a.standbys, "a", "a"), ElementsAre("0_2", "0_3", "0_4"));
+  EXPECT_THAT(on_thread(c, a.standbys, "b", "x"), ElementsAre("0_0", "0_1"));
+  EXPECT_THAT(on_thread(c, a.standbys, "b", "y"), IsEmpty());
+  // What was asked for and could not be placed is still reported against the configured number.
+  EXPECT_EQ(outcome.report.metrics.standby_shortfall, 5u);
 }
 
 RC_GTEST_PROP(StreamsStickyRandom, GroupsAreValidDeterministicAndNeverRestoreWhileACaughtUpClientExists, ()) {

@@ -31,7 +31,6 @@ import java.util.TreeSet;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * Kafka's own code as the oracle for {@code sticky}: Kafka Streams' {@code LegacyStickyTaskAssignor}
@@ -420,8 +419,7 @@ class LegacyStickyDifferentialTest {
     }
 
     private static List<Path> stickyCases() throws IOException {
-        final Path golden = TestSupport.golden().orElse(null);
-        assumeTrue(golden != null, "no recorded Kafka answers (-Dassignor.golden=../shared/kafka-golden): skipped");
+        final Path golden = TestSupport.golden();
         final List<Path> cases = new ArrayList<>();
         try (DirectoryStream<Path> files = Files.newDirectoryStream(golden.resolve("sticky"), "*.kafka.json")) {
             files.forEach(cases::add);
