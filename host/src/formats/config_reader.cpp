@@ -198,7 +198,7 @@ class ConfigParser {
           r_.integer_in(a.value(kNumStandbyReplicas), place(kNumStandbyReplicas), 0, kU32Max));
     if (a.has(kProbingInterval))
       s.probing_rebalance_interval_ms =
-          r_.integer_in(a.value(kProbingInterval), place(kProbingInterval), 60000);
+          r_.integer_in(a.value(kProbingInterval), place(kProbingInterval), 60000, kMaxProbingIntervalMs);
     if (a.has(kRackAware)) parse_rack_aware(a.value(kRackAware));
   }
 

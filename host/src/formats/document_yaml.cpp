@@ -346,6 +346,15 @@ std::string tab_hint(std::string_view text, int error_line, std::string_view mes
 
 std::unique_ptr<Document> parse_yaml_document(std::string_view text, const std::string& source,
                                               std::string_view what) {
+  // yaml-cpp takes a NUL for the end of the stream and reports whatever it was in the middle of
+  // ("unknown escape character: \n"); YAML text holds none, so say where it is and what it means.
+  if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    const std::string_view before = text.substr(0, nul);
+    const std::size_t line_start = before.rfind('\n') == std::string_view::npos ? 0 : before.rfind('\n') + 1;
+    throw InputError(fmt::format("{}:{}:{}: a NUL byte, which YAML and JSON text never hold (a binary file, or text "
+                                 "in UTF-16?)",
+                                 source, std::count(before.begin(), before.end(), '\n') + 1, nul - line_start + 1));
+  }
   refuse_oversized_flow_collections(text, source);
   auto doc = std::make_unique<Document>();
   DocumentBuilder b(*doc, source, text.size());

@@ -238,6 +238,12 @@ std::vector<std::pair<TaskId, std::int64_t>> task_map(Cursor& c, std::string_vie
     if (eq == std::string_view::npos || !parse_int(item.substr(eq + 1), v))
       throw ParseError{fmt::format("garbled: {} entry '{}' is not task=number (at character {})", label, printable(item),
                                    c.pos())};
+    // Kafka prints a lag as end offset minus offset (>= 0), or its sentinels -2 (a running active,
+    // Task.LATEST_OFFSET) and -3 (unknown); any other negative lag is no state Kafka had.
+    if (label == "taskLagTotals" && v < 0 && v != -2 && v != -3)
+      throw ParseError{fmt::format("garbled: {} entry '{}': a lag is 0 or more, or Kafka's -2 (running) or -3 "
+                                   "(unknown), got {} (at character {})",
+                                   label, printable(item), v, c.pos())};
     out.emplace_back(task_of(item.substr(0, eq), c), v);
   }
   return out;
@@ -451,7 +457,7 @@ void apply_streams_property(StreamsSettings& out, const std::string& key, const 
   if (key == "num.standby.replicas") s.num_standby_replicas = static_cast<std::uint32_t>(number(0, 1 << 20));
   else if (key == "max.warmup.replicas") s.max_warmup_replicas = static_cast<std::uint32_t>(number(1, 1 << 30));
   else if (key == "acceptable.recovery.lag") s.acceptable_recovery_lag = number(0, INT64_MAX);
-  else if (key == "probing.rebalance.interval.ms") s.probing_rebalance_interval_ms = number(60000, INT64_MAX);
+  else if (key == "probing.rebalance.interval.ms") s.probing_rebalance_interval_ms = number(60000, kMaxProbingIntervalMs);
   else if (key == "rack.aware.assignment.tags") {
     s.rack_aware.tags.clear();
     std::string list = value;

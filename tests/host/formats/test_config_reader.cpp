@@ -233,6 +233,21 @@ TEST_F(ConfigReaderTest, ProbingIntervalTooShort) {
               HasSubstr("config.yaml:3:34: assignment.probing_rebalance_interval_ms: must be >= 60000, got 59999"));
 }
 
+TEST_F(ConfigReaderTest, ProbingIntervalPastTwoToTheFortyIsRefused) {
+  // 2^40 ms (about 35 years) is accepted; one more is not: near 2^63 a simulation's times overflowed.
+  EXPECT_EQ(read("strategy: x\nassignment:\n  probing_rebalance_interval_ms: 1099511627776\n")
+                .settings.probing_rebalance_interval_ms,
+            std::int64_t{1} << 40);
+  EXPECT_THAT(error("strategy: x\nassignment:\n  probing_rebalance_interval_ms: 9223372036854775000\n"),
+              HasSubstr("config.yaml:3:34: assignment.probing_rebalance_interval_ms: must be <= 1099511627776"));
+}
+
+TEST_F(ConfigReaderTest, ANulByteIsNamedWithItsPlace) {
+  // yaml-cpp alone said "unknown escape character: \n" at the line after it.
+  const std::string text("strategy: x\nassignment:\n  num_standby_replicas: 1\0\n", 51);
+  EXPECT_THAT(error(text), HasSubstr("config.yaml:3:26: a NUL byte"));
+}
+
 TEST_F(ConfigReaderTest, RackAwareErrors) {
   EXPECT_THAT(error("strategy: x\nassignment:\n  rack_aware: {strategy: min_trafic}\n"),
               AllOf(HasSubstr("config.yaml:3:26: assignment.rack_aware.strategy: 'min_trafic' is not one of none, "

@@ -104,6 +104,19 @@ TEST(DecidedMessage, WhatCannotBeReadIsSaidNeverGuessed) {
   std::string garbled = full;
   garbled.replace(garbled.find("0_1=50"), 6, "0_1=5x");
   EXPECT_THAT(parse_decided_message(garbled).problem, HasSubstr("garbled: taskLagTotals entry '0_1=5x'"));
+  // Lags below 0 other than Kafka's sentinels -2 (running) and -3 (unknown): no state Kafka had.
+  for (const std::string lag : {"-5", "-1", "-9223372036854775808"}) {
+    std::string negative = full;
+    negative.replace(negative.find("0_1=50"), 6, "0_1=" + lag);
+    EXPECT_THAT(parse_decided_message(negative).problem,
+                HasSubstr("garbled: taskLagTotals entry '0_1=" + lag + "': a lag is 0 or more, or Kafka's -2"))
+        << lag;
+  }
+  for (const std::string lag : {"-2", "-3", "0"}) {
+    std::string sentinel = full;
+    sentinel.replace(sentinel.find("0_1=50"), 6, "0_1=" + lag);
+    EXPECT_EQ(parse_decided_message(sentinel).problem, "") << lag;
+  }
   std::string bad_task = full;
   bad_task.replace(bad_task.find("[0_0, 1_0]"), 10, "[0_0, x_0]");
   EXPECT_THAT(parse_decided_message(bad_task).problem, HasSubstr("garbled: 'x_0' is not a task id"));
@@ -192,6 +205,13 @@ TEST(StreamsConfigDump, TheAssignmentSettingsAreRead) {
     ADD_FAILURE() << "accepted";
   } catch (const std::exception& e) {
     EXPECT_THAT(e.what(), HasSubstr("app.properties:4: probing.rebalance.interval.ms = 1000: expected an integer from 60000"));
+  }
+  try {
+    apply_streams_property(bad, "probing.rebalance.interval.ms", "9223372036854775000", "app.properties:5");
+    ADD_FAILURE() << "accepted an interval past 2^40 ms";
+  } catch (const std::exception& e) {
+    EXPECT_THAT(e.what(), HasSubstr("app.properties:5: probing.rebalance.interval.ms = 9223372036854775000: expected an "
+                                    "integer from 60000 to 1099511627776"));
   }
 }
 

@@ -66,4 +66,9 @@ inline constexpr std::uint64_t kMaxTimeMs = 24ull * 3600 * 1000;
 inline constexpr std::uint64_t kMinMemoryMb = 16;
 inline constexpr std::uint64_t kMaxMemoryMb = std::uint64_t{1} << 24;  // 16 TiB
 
+// probing_rebalance_interval_ms (config) and probing.rebalance.interval.ms (--streams-config) at
+// most 2^40 ms, about 35 years, the bound of event times: a simulation adds it up over thousands of
+// rounds, and near 2^63 its times and time_to_converged_ms reached the int64 range.
+inline constexpr std::int64_t kMaxProbingIntervalMs = std::int64_t{1} << 40;
+
 }  // namespace assignor::host
