@@ -1,21 +1,53 @@
 // `assignor generate`: a deterministic cluster file (DESIGN 4.1, JSON) from a handful of numbers, for
 // trying strategies, benchmarks and bug reports. The generator itself is the SDK's
 // (assignor/scenario.hpp); docs/generation.md specifies it byte for byte.
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 
 #include <fmt/format.h>
 
 #include "assignor/host/formats/cluster_writer.hpp"
+#include "assignor/host/formats/limits.hpp"
 #include "assignor/errors.hpp"
 #include "assignor/scenario.hpp"
 #include "commands.hpp"
 
 namespace assignor::cli {
+
+namespace {
+
+// What generate writes, assign and simulate must be able to read: a file past the readers' default
+// limits (limits.* of DESIGN 4.2) is refused here, naming the option and the limit, rather than
+// written for the next command to refuse.
+void refuse_beyond_read_limits(const Cluster& cluster) {
+  const host::InputLimits limits;
+  std::uint64_t total_threads = 0, most_threads = 0;
+  for (const Client& c : cluster.clients) {
+    total_threads += c.threads;
+    most_threads = std::max<std::uint64_t>(most_threads, c.threads);
+  }
+  auto refuse = [](std::string_view what, std::uint64_t value, std::string_view key, std::uint64_t limit) {
+    throw InputError(fmt::format("{} would be {}; assign and simulate read at most {} ({} in their config)", what,
+                                 value, limit, key));
+  };
+  if (cluster.client_count() > limits.max_clients)
+    refuse("--clients: the clients", cluster.client_count(), "limits.max_clients", limits.max_clients);
+  if (most_threads > limits.max_threads_per_client)
+    refuse("--threads: a client's threads", most_threads, "limits.max_threads_per_client", limits.max_threads_per_client);
+  if (total_threads > limits.max_total_threads)
+    refuse("--clients x --threads: the threads of all clients", total_threads, "limits.max_total_threads",
+           limits.max_total_threads);
+  if (cluster.task_count() > limits.max_tasks)
+    refuse("--subtopologies x --partitions: the tasks", cluster.task_count(), "limits.max_tasks", limits.max_tasks);
+}
+
+}  // namespace
 
 namespace {
 
@@ -219,7 +251,15 @@ Command add_generate(CLI::App& parent, const Globals& globals) {
             spec.weights = *parse_weight_distribution(o->weights);  // likewise
             spec.end_offsets_known = !o->end_offsets_unknown;
             spec.seed = *parse_seed(o->seed);  // checked by the validator above
+            // The tasks the spec fixes, before anything is built (--clients and --threads are bounded by
+            // their options); the threads of all clients, drawn per client, after.
+            const host::InputLimits limits;
+            if (std::uint64_t{spec.subtopologies} * spec.partitions > limits.max_tasks)
+              throw InputError(fmt::format("--subtopologies x --partitions: {} tasks; assign and simulate read at "
+                                           "most {} (limits.max_tasks in their config)",
+                                           std::uint64_t{spec.subtopologies} * spec.partitions, limits.max_tasks));
             const Cluster cluster = generate_cluster(spec);
+            refuse_beyond_read_limits(cluster);
             write_output(host::cluster_to_json(cluster), o->output);
             if (!o->events_out.empty())
               write_output(rolling_restart_events(cluster, *o->restart_every_ms, *o->down_ms), o->events_out);
