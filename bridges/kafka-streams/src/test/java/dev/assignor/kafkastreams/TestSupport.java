@@ -24,6 +24,7 @@ import java.util.Optional;
 import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.CompletableFuture;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -155,8 +156,17 @@ public final class TestSupport {
         try {
             final Process p = new ProcessBuilder(command).redirectErrorStream(false).start();
             p.getOutputStream().close();
+            // Both pipes drained at once: a command that writes more than a pipe holds (64 KiB) to
+            // stderr before its stdout ends would otherwise wait on us while we wait on it.
+            final CompletableFuture<byte[]> errBytes = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return p.getErrorStream().readAllBytes();
+                } catch (final IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
             final byte[] out = p.getInputStream().readAllBytes();
-            final String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+            final String err = new String(errBytes.join(), StandardCharsets.UTF_8);
             final int exit = p.waitFor();
             if (exit != 0) {
                 throw new AssertionError(String.join(" ", command) + " exited " + exit + ": " + err);
