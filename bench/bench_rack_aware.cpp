@@ -80,8 +80,8 @@ const Cluster& cluster_for(ScenarioKind kind, Size size) {
   return *slot;
 }
 
-Assignment run(const std::string& strategy, const Cluster& cluster, const AssignmentSettings& s,
-               const LagModel& lags, const StrategyParams& params = {}) {
+Assignment run(const std::string& strategy, const Cluster& cluster, const AssignmentSettings& s, const LagModel& lags,
+               const StrategyParams& params = {}) {
   auto instance = g_registry->create(strategy, params);
   return instance->assign(AssignmentInput{cluster, s, lags});
 }
@@ -235,18 +235,19 @@ int main(int argc, char** argv) {
   registry.load_directory(plugin_dir, host::PluginOrigin::bundled);
   g_registry = &registry;
   const std::pair<const char*, RackAwareTasks> sets[] = {{"stateful_actives", RackAwareTasks::stateful_actives},
-                                                          {"stateless_actives", RackAwareTasks::stateless_actives},
-                                                          {"standbys", RackAwareTasks::standbys}};
+                                                         {"stateless_actives", RackAwareTasks::stateless_actives},
+                                                         {"standbys", RackAwareTasks::standbys}};
   for (Size size : kSizes) {
     for (ScenarioKind kind : kKinds) {
       const std::string scenario(to_string(kind));
       for (const auto& [set_name, set] : sets) {
-        benchmark::RegisterBenchmark(("optimizer/" + std::string(set_name) + "/" + scenario + "/" + label(size)).c_str(),
-                                     optimizer, set, RackAwareStrategy::min_traffic, kind, size)
+        benchmark::RegisterBenchmark(
+            ("optimizer/" + std::string(set_name) + "/" + scenario + "/" + label(size)).c_str(), optimizer, set,
+            RackAwareStrategy::min_traffic, kind, size)
             ->Unit(benchmark::kMillisecond);
         benchmark::RegisterBenchmark(
-            ("optimizer_balance/" + std::string(set_name) + "/" + scenario + "/" + label(size)).c_str(), optimizer,
-            set, RackAwareStrategy::balance_subtopology, kind, size)
+            ("optimizer_balance/" + std::string(set_name) + "/" + scenario + "/" + label(size)).c_str(), optimizer, set,
+            RackAwareStrategy::balance_subtopology, kind, size)
             ->Unit(benchmark::kMillisecond);
       }
       benchmark::RegisterBenchmark(("strategies/" + scenario + "/" + label(size)).c_str(), strategies, kind, size)
@@ -261,10 +262,9 @@ int main(int argc, char** argv) {
                                    kafka_ha, strategy, size)
           ->Unit(benchmark::kMillisecond);
       for (bool stateful : {true, false})
-        benchmark::RegisterBenchmark(("kafka/flow/" + std::string(name) + (stateful ? "/stateful/" : "/stateless/") +
-                                      label(size))
-                                         .c_str(),
-                                     kafka_flow, strategy, stateful, size)
+        benchmark::RegisterBenchmark(
+            ("kafka/flow/" + std::string(name) + (stateful ? "/stateful/" : "/stateless/") + label(size)).c_str(),
+            kafka_flow, strategy, stateful, size)
             ->Unit(benchmark::kMillisecond);
     }
   }

@@ -22,11 +22,11 @@
 //   the JSON. Counters: the file's bytes and each part's share (read_ms, run_ms, write_ms).
 #include <benchmark/benchmark.h>
 
+#include <unistd.h>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
-#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -56,9 +56,10 @@ std::string previous_by_thread(int n) {
   for (int i = 0; i < n; ++i) text += fmt::format("  - {{id: 0_{}}}\n", i);
   std::string list;
   for (int i = 0; i < n; ++i) list += fmt::format("{}0_{}", i ? ", " : "", i);
-  return text + fmt::format("clients:\n  - id: c\n    threads: 1\n    previous_active: [{}]\n"
-                            "    previous_by_thread: {{t0: {{active: [{}]}}}}\n",
-                            list, list);
+  return text + fmt::format(
+                    "clients:\n  - id: c\n    threads: 1\n    previous_active: [{}]\n"
+                    "    previous_by_thread: {{t0: {{active: [{}]}}}}\n",
+                    list, list);
 }
 
 std::string store_list(int n) {
@@ -99,7 +100,11 @@ constexpr char kYaml[] = "c.yaml";
 constexpr char kJson[] = "c.json";
 
 BENCHMARK(read<rack_list, kYaml>)->Name("rack_list")->Arg(20'000)->Arg(200'000)->Unit(benchmark::kMillisecond);
-BENCHMARK(read<previous_by_thread, kYaml>)->Name("previous_by_thread")->Arg(10'000)->Arg(100'000)->Unit(benchmark::kMillisecond);
+BENCHMARK(read<previous_by_thread, kYaml>)
+    ->Name("previous_by_thread")
+    ->Arg(10'000)
+    ->Arg(100'000)
+    ->Unit(benchmark::kMillisecond);
 BENCHMARK(read<store_list, kYaml>)->Name("store_list")->Arg(10'000)->Arg(100'000)->Unit(benchmark::kMillisecond);
 BENCHMARK(read<cluster_json, kJson>)->Name("cluster_json")->Arg(10'000)->Arg(100'000)->Unit(benchmark::kMillisecond);
 
@@ -164,13 +169,15 @@ std::string decided_line(int tasks, int clients, int salt) {
       if (copy) offsets += (offsets.empty() ? "" : ", ") + fmt::format("{}={}", id, end - 50);
       lags += (lags.empty() ? "" : ", ") + (runs ? id + "=-2" : fmt::format("{}={}", id, copy ? 50 : end));
     }
-    line += fmt::format("{}{:08x}-0000-4000-8000-{:012x}=[activeTasks: ([{}]) standbyTasks: ([{}]) prevActiveTasks: "
-                        "([{}]) prevStandbyTasks: ([{}]) changelogOffsetTotalsByTask: ([{}]) taskLagTotals: ([{}]) "
-                        "clientTags: ([]) capacity: 4 assigned: 0]",
-                        c ? ", " : "", c * 2654435761u, c, active, standby, active, standby, offsets, lags);
+    line += fmt::format(
+        "{}{:08x}-0000-4000-8000-{:012x}=[activeTasks: ([{}]) standbyTasks: ([{}]) prevActiveTasks: "
+        "([{}]) prevStandbyTasks: ([{}]) changelogOffsetTotalsByTask: ([{}]) taskLagTotals: ([{}]) "
+        "clientTags: ([]) capacity: 4 assigned: 0]",
+        c ? ", " : "", c * 2654435761u, c, active, standby, active, standby, offsets, lags);
   }
-  return line + "} with no followup probing rebalance. "
-                "(org.apache.kafka.streams.processor.internals.assignment.HighAvailabilityTaskAssignor)\n";
+  return line +
+         "} with no followup probing rebalance. "
+         "(org.apache.kafka.streams.processor.internals.assignment.HighAvailabilityTaskAssignor)\n";
 }
 
 void decided_line_parse(benchmark::State& state) {
@@ -203,11 +210,12 @@ void import_log(benchmark::State& state) {
         text = decided_line(1000, 100, salt++);
         next_rebalance += std::uint64_t{4} << 20;
       } else {
-        text = fmt::format("[2026-11-20 09:{:02}:{:02},{:03}] INFO [Consumer clientId=orders-app-a126df22-663b-4d36-"
-                           "86c1-f8f7e8f7cafb-StreamThread-{}-consumer, groupId=orders-app] Committed offsets for "
-                           "partition orders-{} at offset {} (org.apache.kafka.clients.consumer.internals."
-                           "ConsumerCoordinator)\n",
-                           (line / 60) % 60, line % 60, line % 1000, line % 4 + 1, line % 32, 100000 + line);
+        text = fmt::format(
+            "[2026-11-20 09:{:02}:{:02},{:03}] INFO [Consumer clientId=orders-app-a126df22-663b-4d36-"
+            "86c1-f8f7e8f7cafb-StreamThread-{}-consumer, groupId=orders-app] Committed offsets for "
+            "partition orders-{} at offset {} (org.apache.kafka.clients.consumer.internals."
+            "ConsumerCoordinator)\n",
+            (line / 60) % 60, line % 60, line % 1000, line % 4 + 1, line % 32, 100000 + line);
         ++line;
       }
       out << text;
@@ -223,7 +231,8 @@ void import_log(benchmark::State& state) {
     benchmark::DoNotOptimize(result.rebalances.size());
     state.counters["rebalances"] = static_cast<double>(result.rebalances.size());
   }
-  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(fs::file_size(log)));
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
+                          static_cast<std::int64_t>(fs::file_size(log)));
   fs::remove_all(dir);
 }
 BENCHMARK(import_log)->Name("import_log")->Arg(64)->Arg(1024)->Unit(benchmark::kMillisecond)->Iterations(3);

@@ -14,10 +14,10 @@
 #include <benchmark/benchmark.h>
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <nlohmann/json.hpp>
 
 #include <cstdio>
 #include <filesystem>
@@ -53,7 +53,8 @@ std::string cluster_text(std::uint32_t tasks) {
 
 std::filesystem::path config_file() {
   const auto path = std::filesystem::temp_directory_path() / fmt::format("assignor-bench-serve-{}.yaml", ::getpid());
-  std::ofstream(path) << "strategy: high_availability\nassignment: {num_standby_replicas: 1}\nlogging: {level: error}\n";
+  std::ofstream(path)
+      << "strategy: high_availability\nassignment: {num_standby_replicas: 1}\nlogging: {level: error}\n";
   return path;
 }
 

@@ -16,10 +16,10 @@
 #include <memory>
 #include <string>
 
+#include <fmt/format.h>
 #include "assignor/host/formats/config_reader.hpp"
 #include "assignor/host/plugins/plugin_registry.hpp"
 #include "assignor/host/tools/simulation.hpp"
-#include <fmt/format.h>
 
 #include "assignor/host/support/logging.hpp"
 #include "assignor/scenario.hpp"

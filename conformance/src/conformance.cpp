@@ -5,9 +5,9 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <chrono>
-#include <cctype>
 #include <cstring>
 #include <iostream>
 #include <set>
@@ -26,7 +26,8 @@ constexpr const char* kKit = "conformance kit";
 std::string generate_command(const ScenarioSpec& s) {
   std::string extra;
   if (s.changed_clients)
-    extra += fmt::format(" --{} {}", s.kind == ScenarioKind::scale_in ? "leaving-clients" : "new-clients", *s.changed_clients);
+    extra += fmt::format(" --{} {}", s.kind == ScenarioKind::scale_in ? "leaving-clients" : "new-clients",
+                         *s.changed_clients);
   if (s.min_end_offset != ScenarioSpec{}.min_end_offset || s.max_end_offset != ScenarioSpec{}.max_end_offset)
     extra += fmt::format(" --changelog-offsets {}-{}", s.min_end_offset, s.max_end_offset);
   if (s.weights != WeightDistribution::uniform) extra += fmt::format(" --weights {}", to_string(s.weights));
@@ -38,8 +39,8 @@ std::string generate_command(const ScenarioSpec& s) {
   return fmt::format(
       "assignor generate --clients {} --threads {} --subtopologies {} --partitions {} "
       "--stateful-fraction {} --nonlogged-fraction {} --standbys {} --racks {} --scenario {} --seed {}{}",
-      s.clients, threads, s.subtopologies, s.partitions, s.stateful_fraction, s.nonlogged_fraction,
-      s.standbys, s.racks, to_string(s.kind), s.seed, extra);
+      s.clients, threads, s.subtopologies, s.partitions, s.stateful_fraction, s.nonlogged_fraction, s.standbys, s.racks,
+      to_string(s.kind), s.seed, extra);
 }
 
 std::string config_yaml(const Case& c, const std::string& strategy) {
@@ -51,7 +52,8 @@ std::string config_yaml(const Case& c, const std::string& strategy) {
     rack_aware += "]}";
   }
   return fmt::format(
-      "strategy: {}\nassignment: {{num_standby_replicas: {}, max_warmup_replicas: {}, acceptable_recovery_lag: {}{}}}\n",
+      "strategy: {}\nassignment: {{num_standby_replicas: {}, max_warmup_replicas: {}, acceptable_recovery_lag: "
+      "{}{}}}\n",
       strategy, c.settings.num_standby_replicas, c.settings.max_warmup_replicas, c.settings.acceptable_recovery_lag,
       rack_aware);
 }
@@ -79,9 +81,9 @@ std::string reproduction(const Case& c, const std::string& strategy, const std::
   for (char ch : config_yaml(c, strategy)) config += ch == '\n' ? std::string("\\n") : std::string(1, ch);
   // generate_command() names the command "assignor": the same command as the assign line. A case
   // built in code writes its cluster file out instead, on one line.
-  const std::string generate =
-      c.cluster ? "printf '%s\\n' " + shell_word(cluster_json(*c.cluster))
-                : command + generate_command(c.spec).substr(std::string_view("assignor").size());
+  const std::string generate = c.cluster
+                                   ? "printf '%s\\n' " + shell_word(cluster_json(*c.cluster))
+                                   : command + generate_command(c.spec).substr(std::string_view("assignor").size());
   return fmt::format(
       "reproduce case {}:\n"
       "  {} > {}.json\n"
@@ -164,7 +166,8 @@ std::vector<Case> cases(std::uint64_t seed) {
     c.settings.num_standby_replicas = c.spec.standbys;
     c.settings.max_warmup_replicas = static_cast<std::uint32_t>(draw(1, 3));
     for (const auto& [key, values] : c.spec.tags) c.settings.rack_aware.tags.push_back(key);
-    c.name = test_name(fmt::format("{}_{}_n{}", to_string(kind), with_racks ? "racks3_zones3" : "zones2_clusters2", n++));
+    c.name =
+        test_name(fmt::format("{}_{}_n{}", to_string(kind), with_racks ? "racks3_zones3" : "zones2_clusters2", n++));
     out.push_back(c);
   }
   // Sizes for the timing lines: 1k and 10k tasks.
@@ -206,8 +209,10 @@ std::string cluster_json(const Cluster& cluster) {
       for (const Store& store : task.stores) {
         Json st;
         st["name"] = store.name;
-        if (store.logged) st["changelog_end_offset"] = store.changelog_end_offset;
-        else st["logged"] = false;
+        if (store.logged)
+          st["changelog_end_offset"] = store.changelog_end_offset;
+        else
+          st["logged"] = false;
         stores.push_back(st);
       }
       t["stores"] = stores;
@@ -264,7 +269,9 @@ const char* role_name(int list) { return list == 0 ? "active" : (list == 1 ? "st
 std::string first_difference(const Cluster& cluster, const Assignment& a, const Assignment& b) {
   const std::vector<Placement>* lists_a[] = {&a.actives, &a.standbys, &a.warmups};
   const std::vector<Placement>* lists_b[] = {&b.actives, &b.standbys, &b.warmups};
-  auto by_task = [](const Placement& x, const Placement& y) { return std::tie(x.task, x.client) < std::tie(y.task, y.client); };
+  auto by_task = [](const Placement& x, const Placement& y) {
+    return std::tie(x.task, x.client) < std::tie(y.task, y.client);
+  };
   for (int l = 0; l < 3; ++l) {
     std::vector<Placement> x = *lists_a[l], y = *lists_b[l];
     std::sort(x.begin(), x.end(), by_task);
@@ -273,8 +280,8 @@ std::string first_difference(const Cluster& cluster, const Assignment& a, const 
     if (ix == x.end() && iy == y.end()) continue;
     auto words = [&](auto it, const std::vector<Placement>& v) {
       return it == v.end() ? std::string("nothing")
-                           : fmt::format("{} of task {} on client {}", role_name(l), to_string(cluster.tasks[it->task].id),
-                                         cluster.clients[it->client].id);
+                           : fmt::format("{} of task {} on client {}", role_name(l),
+                                         to_string(cluster.tasks[it->task].id), cluster.clients[it->client].id);
     };
     return fmt::format("first run: {}; second run: {}", words(ix, x), words(iy, y));
   }
@@ -284,8 +291,9 @@ std::string first_difference(const Cluster& cluster, const Assignment& a, const 
 }  // namespace
 
 Suite::Suite(const PluginDescriptor& plugin, Options options)
-    : Suite(plugin.name, plugin.capabilities,
-            [&plugin]() -> std::shared_ptr<Strategy> { return make_strategy(plugin); }, std::move(options)) {}
+    : Suite(
+          plugin.name, plugin.capabilities, [&plugin]() -> std::shared_ptr<Strategy> { return make_strategy(plugin); },
+          std::move(options)) {}
 
 Suite::Suite(std::string name, std::uint32_t capabilities, Factory factory, Options options)
     : name_(std::move(name)), capabilities_(capabilities), factory_(std::move(factory)), options_(std::move(options)) {}
@@ -343,22 +351,24 @@ void Suite::check(const Case& c) const {
   second.normalize();
   if (!(first == second))
     ADD_FAILURE_AT(kKit, -1) << "not deterministic: the same input gave two different assignments; "
-                               << first_difference(cluster, first, second)
-                               << (first.probing_rebalance != second.probing_rebalance ? "; probing differs" : "");
+                             << first_difference(cluster, first, second)
+                             << (first.probing_rebalance != second.probing_rebalance ? "; probing differs" : "");
 
   if ((capabilities_ & kCapabilityHighAvailability) && cluster.end_offsets_known) {
     const auto restoring = check_high_availability(cluster, lags, first);
     for (std::size_t i = 0; i < restoring.size() && i < 10; ++i)
-      ADD_FAILURE_AT(kKit, -1) << "declares high availability but returned a restoring active: " << restoring[i].message;
+      ADD_FAILURE_AT(kKit, -1) << "declares high availability but returned a restoring active: "
+                               << restoring[i].message;
   }
   if (!first.warmups.empty() && !first.probing_rebalance) {
     const Placement& w = first.warmups.front();
-    ADD_FAILURE_AT(kKit, -1) << "warmups without a probing rebalance (e.g. warmup of task " << to_string(cluster.tasks[w.task].id)
-                  << " on client " << cluster.clients[w.client].id << "): the warmups would never be used";
+    ADD_FAILURE_AT(kKit, -1) << "warmups without a probing rebalance (e.g. warmup of task "
+                             << to_string(cluster.tasks[w.task].id) << " on client " << cluster.clients[w.client].id
+                             << "): the warmups would never be used";
   }
   if (options_.time_budget_ms > 0 && ms > options_.time_budget_ms)
-    ADD_FAILURE_AT(kKit, -1) << fmt::format("assign took {:.3f} ms, over the budget of {} ms ({} tasks x {} clients)", ms,
-                                 options_.time_budget_ms, cluster.task_count(), cluster.client_count());
+    ADD_FAILURE_AT(kKit, -1) << fmt::format("assign took {:.3f} ms, over the budget of {} ms ({} tasks x {} clients)",
+                                            ms, options_.time_budget_ms, cluster.task_count(), cluster.client_count());
 
   if (::testing::Test::HasFailure()) return;  // properties assume a valid assignment
   const Metrics metrics = compute_metrics(cluster, c.settings, lags, first);
@@ -402,19 +412,17 @@ void Suite::register_tests() {
     if (!names.insert(c.name).second)
       throw std::invalid_argument("conformance: two cases are named '" + c.name + "' (add_case needs a new name)");
   for (const Case& c : all) {
-    ::testing::RegisterTest("Conformance", c.name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
-                            [this, c]() -> ::testing::Test* {
-                              return new CaseTest(c, [this](const Case& k) { check(k); });
-                            });
+    ::testing::RegisterTest(
+        "Conformance", c.name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
+        [this, c]() -> ::testing::Test* { return new CaseTest(c, [this](const Case& k) { check(k); }); });
   }
   if (!options_.stability.enabled) return;
   for (const Case& c : all) {
     if (!c.settled && c.spec.subtopologies * std::uint64_t{c.spec.partitions} > options_.stability.max_tasks) continue;
     if (c.cluster && c.cluster->task_count() > options_.stability.max_tasks) continue;
-    ::testing::RegisterTest("Stability", c.name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
-                            [this, c]() -> ::testing::Test* {
-                              return new CaseTest(c, [this](const Case& k) { check_stability(k); });
-                            });
+    ::testing::RegisterTest(
+        "Stability", c.name.c_str(), nullptr, nullptr, __FILE__, __LINE__,
+        [this, c]() -> ::testing::Test* { return new CaseTest(c, [this](const Case& k) { check_stability(k); }); });
   }
 }
 

@@ -26,8 +26,10 @@ int main(int argc, char** argv) {
   std::vector<char*> rest{argv[0]};
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (arg == "--plugin" && i + 1 < argc) plugin = argv[++i];
-    else if (arg.rfind("--plugin=", 0) == 0) plugin = arg.substr(9);
+    if (arg == "--plugin" && i + 1 < argc)
+      plugin = argv[++i];
+    else if (arg.rfind("--plugin=", 0) == 0)
+      plugin = arg.substr(9);
     else if (arg == "--help" || arg == "-h") {
       std::cout << "usage: assignor_conformance --plugin LIBRARY [--seed N] [--time-budget-ms MS] [--assignor PATH] "
                    "[--stability-off-generated REASON] [--stability-off-settled REASON] [gtest flags]\n"
@@ -63,8 +65,8 @@ int main(int argc, char** argv) {
   const auto beside = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path() / "assignor";
   if (!ec && std::filesystem::exists(beside, ec)) options.assignor = beside.string();
   conformance::Suite suite(
-      name, capabilities,
-      [registry, name]() -> std::shared_ptr<Strategy> { return registry->create(name, {}); }, options);
+      name, capabilities, [registry, name]() -> std::shared_ptr<Strategy> { return registry->create(name, {}); },
+      options);
   int rest_argc = static_cast<int>(rest.size());
   return suite.run(rest_argc, rest.data());
 }

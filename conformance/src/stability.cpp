@@ -85,7 +85,8 @@ Cluster next_round(const Cluster& state, const Assignment& assignment, const Thr
         h.name = th.name;
         h.previous_active = th.active;
         h.previous_standby.resize(th.standby.size() + th.warmup.size());
-        std::merge(th.standby.begin(), th.standby.end(), th.warmup.begin(), th.warmup.end(), h.previous_standby.begin());
+        std::merge(th.standby.begin(), th.standby.end(), th.warmup.begin(), th.warmup.end(),
+                   h.previous_standby.begin());
         client.threads_history.push_back(std::move(h));
       }
   }
@@ -120,8 +121,9 @@ bool run_round(Strategy& strategy, const Cluster& state, const AssignmentSetting
   out.assignment = strategy.assign(AssignmentInput{state, settings, lags});
   const auto errors = validate(state, settings, out.assignment);
   if (!errors.empty()) {
-    ADD_FAILURE_AT(kKit, -1) << "round " << number << " of the stability run: invalid assignment: "
-                             << to_string(errors.front().kind) << ": " << errors.front().message;
+    ADD_FAILURE_AT(kKit, -1) << "round " << number
+                             << " of the stability run: invalid assignment: " << to_string(errors.front().kind) << ": "
+                             << errors.front().message;
     return false;
   }
   out.assignment.normalize();
@@ -189,9 +191,9 @@ void Suite::check_stability(const Case& c) const {
   const std::string where =
       c.settled ? std::string("on the settled group as given")
                 : fmt::format("after settling in {} rounds ({} active moves)", settle_rounds, settle_moves);
-  const std::string again = settled_again ? fmt::format("settled again after {} rounds ({} active moves)", rounds, moves)
-                                          : fmt::format("not settled again within {} rounds ({} active moves so far)",
-                                                        rounds, moves);
+  const std::string again =
+      settled_again ? fmt::format("settled again after {} rounds ({} active moves)", rounds, moves)
+                    : fmt::format("not settled again within {} rounds ({} active moves so far)", rounds, moves);
   std::printf("[ stability] %s: %s: %s; one more rebalance moves %llu actives, %s\n", name_.c_str(), c.name.c_str(),
               where.c_str(), static_cast<unsigned long long>(first_moves), again.c_str());
   if (!settled_again || rounds > o.max_rounds)
@@ -199,7 +201,8 @@ void Suite::check_stability(const Case& c) const {
                              << o.max_rounds << " rounds)";
   if (moves > o.max_active_moves)
     ADD_FAILURE_AT(kKit, -1) << "not stable: " << where << ", " << moves << " actives moved before the group settled "
-                             << "again (at most " << o.max_active_moves << "); the first rebalance moved " << first_moves;
+                             << "again (at most " << o.max_active_moves << "); the first rebalance moved "
+                             << first_moves;
 }
 
 }  // namespace assignor::conformance

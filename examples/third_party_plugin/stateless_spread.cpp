@@ -26,8 +26,10 @@ class StatelessSpread final : public Strategy {
     place_sticky_actives(cluster, draft);
     std::vector<std::uint32_t> stateful_count(cluster.client_count(), 0);
     for (TaskIndex t = 0; t < cluster.task_count(); ++t) {
-      if (cluster.tasks[t].stateful) ++stateful_count[draft.active(t)];
-      else draft.set_active(t, kNoClient);
+      if (cluster.tasks[t].stateful)
+        ++stateful_count[draft.active(t)];
+      else
+        draft.set_active(t, kNoClient);
     }
 
     // 2. Stateless tasks to the clients with the fewest stateful tasks per thread, counting the

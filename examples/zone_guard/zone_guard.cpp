@@ -25,12 +25,11 @@ using namespace assignor;
 class ZoneGuard final : public Strategy {
  public:
   explicit ZoneGuard(const StrategyParams& params)
-      : zone_tag_(params.get_string("zone_tag", "zone")),
-        max_moves_(params.get_int("max_moves_per_round", 0)) {
+      : zone_tag_(params.get_string("zone_tag", "zone")), max_moves_(params.get_int("max_moves_per_round", 0)) {
     params.reject_unknown({"zone_tag", "max_moves_per_round"});
     if (zone_tag_.empty()) throw ConfigError("zone_tag: an empty tag key");
-    if (max_moves_ < 0) throw ConfigError("max_moves_per_round: must be 0 (no limit) or more, got " +
-                                          std::to_string(max_moves_));
+    if (max_moves_ < 0)
+      throw ConfigError("max_moves_per_round: must be 0 (no limit) or more, got " + std::to_string(max_moves_));
   }
 
   Assignment assign(const AssignmentInput& in) override {

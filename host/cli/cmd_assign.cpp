@@ -34,8 +34,10 @@ Command add_assign(CLI::App& parent, const Globals& globals) {
             (void)registry.find(strategy);
             const Cluster cluster = host::read_cluster_file(o->cluster, config.input_limits);
             const host::RunOutcome outcome = host::run_assignment(registry, config, cluster, strategy);
-            if (o->format == "table") write_output(host::to_table(cluster, outcome.report), o->output);
-            else write_output(host::assignment_json(cluster, outcome.report), o->output);
+            if (o->format == "table")
+              write_output(host::to_table(cluster, outcome.report), o->output);
+            else
+              write_output(host::assignment_json(cluster, outcome.report), o->output);
             return static_cast<int>(kOk);
           }};
 }

@@ -5,8 +5,8 @@
 
 #include <iostream>
 #include <limits>
-#include <optional>
 #include <memory>
+#include <optional>
 
 #include "assignor/errors.hpp"
 #include "assignor/host/formats/assignment_io.hpp"
@@ -19,7 +19,8 @@ namespace assignor::cli {
 
 namespace {
 
-constexpr const char* kCompareHelp = R"(Every strategy runs on every scenario without a fallback: a strategy that throws or returns
+constexpr const char* kCompareHelp =
+    R"(Every strategy runs on every scenario without a fallback: a strategy that throws or returns
 an invalid assignment is shown as such in its row (with the reason below the table) and the
 others still run; the exit status is then 4. assign_ms is the strategy call plus lag
 normalisation, as in `assignor assign`: the median of --runs runs, with the fastest and slowest.
@@ -54,17 +55,24 @@ Command add_compare(CLI::App& parent, const Globals& globals) {
     unsigned jobs = 0;
   };
   auto o = std::make_shared<Options>();
-  auto* app = parent.add_subcommand("compare", "Run several strategies on the same clusters and compare quality and speed");
+  auto* app =
+      parent.add_subcommand("compare", "Run several strategies on the same clusters and compare quality and speed");
   app->footer(kCompareHelp);
-  app->add_option("--config", o->config, "Config file (YAML): settings and plugin paths")->required()->check(input_file());
+  app->add_option("--config", o->config, "Config file (YAML): settings and plugin paths")
+      ->required()
+      ->check(input_file());
   add_plugin_path_option(app, o->plugin_paths);
-  auto* cluster_option = app->add_option("--cluster", o->cluster, "One cluster file (YAML or JSON)")->check(input_file());
-  auto* scenarios_option = app->add_option("--scenarios", o->scenarios, "A directory of cluster files (*.yaml, *.yml, *.json)")
-                        ->check(CLI::ExistingDirectory);
+  auto* cluster_option =
+      app->add_option("--cluster", o->cluster, "One cluster file (YAML or JSON)")->check(input_file());
+  auto* scenarios_option =
+      app->add_option("--scenarios", o->scenarios, "A directory of cluster files (*.yaml, *.yml, *.json)")
+          ->check(CLI::ExistingDirectory);
   cluster_option->excludes(scenarios_option);
-  app->add_option("--strategies", o->strategies, "Strategies to compare, comma-separated (default: every loaded plugin)")
+  app->add_option("--strategies", o->strategies,
+                  "Strategies to compare, comma-separated (default: every loaded plugin)")
       ->delimiter(',');
-  app->add_option("--format", o->format, "Output format (default table)")->check(CLI::IsMember({"table", "json", "csv"}));
+  app->add_option("--format", o->format, "Output format (default table)")
+      ->check(CLI::IsMember({"table", "json", "csv"}));
   app->add_option("--runs", o->runs, "Timed runs per strategy and scenario (default 5)")
       ->check(CLI::Range(std::uint32_t{1}, std::uint32_t{1000}));
   app->add_option("--report", o->report, "Also write an HTML report with charts to this file");
@@ -84,9 +92,10 @@ Command add_compare(CLI::App& parent, const Globals& globals) {
                              return path.empty() || path == "-" ? "" : CLI::ExistingFile(path);
                            },
                            "[EVENTS]"));
-  app->add_option("--restore-rate", o->restore_rate,
-                  "With --simulate: offsets per second each copy restores (default: the config's simulation.restore_rate; "
-                  "none: full catch-up per round)")
+  app->add_option(
+         "--restore-rate", o->restore_rate,
+         "With --simulate: offsets per second each copy restores (default: the config's simulation.restore_rate; "
+         "none: full catch-up per round)")
       ->check(CLI::Range(std::int64_t{1}, std::numeric_limits<std::int64_t>::max()))
       ->needs(simulate);
   app->add_option("--rebalance-ms", o->rebalance_ms,
@@ -103,11 +112,13 @@ Command add_compare(CLI::App& parent, const Globals& globals) {
                   "simulation.session_timeout_ms, else 45000)")
       ->check(CLI::Range(std::int64_t{1}, host::kMaxRebalanceMs))
       ->needs(simulate);
-  app->add_option("--new-data", o->new_data,
-                  "With --simulate: offsets appended to every changelog per round (default 0), as simulate's --new-data")
+  app->add_option(
+         "--new-data", o->new_data,
+         "With --simulate: offsets appended to every changelog per round (default 0), as simulate's --new-data")
       ->check(CLI::Range(std::int64_t{0}, std::numeric_limits<std::int64_t>::max()))
       ->needs(simulate);
-  app->add_option("--max-rounds", o->max_rounds, "With --simulate: stop each simulation after this many rounds (default 1000)")
+  app->add_option("--max-rounds", o->max_rounds,
+                  "With --simulate: stop each simulation after this many rounds (default 1000)")
       ->check(CLI::Range(std::uint32_t{1}, std::uint32_t{1000000}))
       ->needs(simulate);
   return {app, [o, &globals] {
@@ -124,7 +135,8 @@ Command add_compare(CLI::App& parent, const Globals& globals) {
                 o->cluster.empty() ? host::scenarios_in_directory(o->scenarios)
                                    : std::vector<host::CompareScenario>{host::scenario_from_file(o->cluster)};
             NamedPaths inputs{{"--config", o->config}};
-            for (const auto& s : scenarios) inputs.push_back({o->cluster.empty() ? "--scenarios" : "--cluster", s.source});
+            for (const auto& s : scenarios)
+              inputs.push_back({o->cluster.empty() ? "--scenarios" : "--cluster", s.source});
             if (o->simulate && !o->simulate->empty()) inputs.push_back({"--simulate", *o->simulate});
             refuse_overwriting_inputs({{"--output", o->output}, {"--report", o->report}}, inputs);
 
@@ -138,7 +150,8 @@ Command add_compare(CLI::App& parent, const Globals& globals) {
               if (!o->simulate->empty()) simulation.events = host::read_events_file(*o->simulate, config.input_limits);
               if (o->restore_rate) simulation.restore_rate = o->restore_rate;
               if (o->rebalance_ms) simulation.rebalance_ms = *o->rebalance_ms;
-              if (o->protocol) simulation.protocol = *o->protocol == "rounds" ? host::Protocol::rounds : host::Protocol::kafka;
+              if (o->protocol)
+                simulation.protocol = *o->protocol == "rounds" ? host::Protocol::rounds : host::Protocol::kafka;
               if (o->session_timeout_ms) simulation.session_timeout_ms = *o->session_timeout_ms;
               simulation.max_rounds = o->max_rounds;
               simulation.new_data = o->new_data;
@@ -151,9 +164,12 @@ Command add_compare(CLI::App& parent, const Globals& globals) {
             const host::Comparison result = host::compare_strategies(registry, config, scenarios, options);
             progress.finish();
 
-            if (o->format == "json") write_output(host::pretty_json(host::compare_json(result)), o->output);
-            else if (o->format == "csv") write_output(host::compare_csv(result), o->output);
-            else write_output(host::compare_table(result), o->output);
+            if (o->format == "json")
+              write_output(host::pretty_json(host::compare_json(result)), o->output);
+            else if (o->format == "csv")
+              write_output(host::compare_csv(result), o->output);
+            else
+              write_output(host::compare_table(result), o->output);
             if (!o->report.empty()) write_output(host::compare_html(result, charts), o->report);
 
             if (result.all_ok()) return static_cast<int>(kOk);
@@ -163,9 +179,10 @@ Command add_compare(CLI::App& parent, const Globals& globals) {
                 ++total;
                 failed += r.status == host::CompareStatus::ok && r.simulation_error.empty() ? 0 : 1;
               }
-            std::cerr << fmt::format("assignor: error: {} of {} strategy runs failed or returned an invalid "
-                                     "assignment (see the output)\n",
-                                     failed, total);
+            std::cerr << fmt::format(
+                "assignor: error: {} of {} strategy runs failed or returned an invalid "
+                "assignment (see the output)\n",
+                failed, total);
             return static_cast<int>(kStrategyFailed);
           }};
 }

@@ -12,9 +12,9 @@
 
 #include <fmt/format.h>
 
+#include "assignor/errors.hpp"
 #include "assignor/host/formats/cluster_writer.hpp"
 #include "assignor/host/formats/limits.hpp"
-#include "assignor/errors.hpp"
 #include "assignor/scenario.hpp"
 #include "commands.hpp"
 
@@ -39,7 +39,8 @@ void refuse_beyond_read_limits(const Cluster& cluster) {
   if (cluster.client_count() > limits.max_clients)
     refuse("--clients: the clients", cluster.client_count(), "limits.max_clients", limits.max_clients);
   if (most_threads > limits.max_threads_per_client)
-    refuse("--threads: a client's threads", most_threads, "limits.max_threads_per_client", limits.max_threads_per_client);
+    refuse("--threads: a client's threads", most_threads, "limits.max_threads_per_client",
+           limits.max_threads_per_client);
   if (total_threads > limits.max_total_threads)
     refuse("--clients x --threads: the threads of all clients", total_threads, "limits.max_total_threads",
            limits.max_total_threads);
@@ -105,9 +106,10 @@ std::optional<std::pair<std::uint64_t, std::uint64_t>> parse_range(const std::st
 // The events of a rolling restart of every client of the file, in name order, one every
 // `every_ms` (the first at every_ms), each down for `down_ms`.
 std::string rolling_restart_events(const Cluster& cluster, std::int64_t every_ms, std::int64_t down_ms) {
-  std::string out = fmt::format("# a rolling restart: every client in name order, one every {} ms, each down for {} ms\n"
-                                "events:\n",
-                                every_ms, down_ms);
+  std::string out = fmt::format(
+      "# a rolling restart: every client in name order, one every {} ms, each down for {} ms\n"
+      "events:\n",
+      every_ms, down_ms);
   for (std::size_t i = 0; i < cluster.client_count(); ++i)
     out += fmt::format("  - {{at_ms: {}, restart: {{id: \"{}\", down_ms: {}}}}}\n",
                        every_ms * static_cast<std::int64_t>(i + 1), cluster.clients[i].id, down_ms);
@@ -156,8 +158,9 @@ Command add_generate(CLI::App& parent, const Globals& globals) {
                                      kMaxScenarioThreads, text);
           },
           "T|LO-HI"));
-  app->add_option("--new-clients", o->new_clients,
-                  "scale-out: how many of the --clients are new (default ~10%): --clients 16 --new-clients 4 is 12 -> 16")
+  app->add_option(
+         "--new-clients", o->new_clients,
+         "scale-out: how many of the --clients are new (default ~10%): --clients 16 --new-clients 4 is 12 -> 16")
       ->check(CLI::Range(std::uint32_t{1}, kMaxScenarioClients));
   app->add_option("--leaving-clients", o->leaving_clients,
                   "scale-in: how many clients left the previous assignment (default ~10%)")
@@ -167,15 +170,18 @@ Command add_generate(CLI::App& parent, const Globals& globals) {
       ->check(CLI::Validator(
           [](const std::string& text) -> std::string {
             const auto r = parse_range(text);
-            return r && r->second <= (std::uint64_t{1} << 50) ? "" : "expected MIN-MAX offsets (MIN <= MAX <= 2^50), got '" + text + "'";
+            return r && r->second <= (std::uint64_t{1} << 50)
+                       ? ""
+                       : "expected MIN-MAX offsets (MIN <= MAX <= 2^50), got '" + text + "'";
           },
           "MIN-MAX"));
-  app->add_option("--events-out", o->events_out,
-                  "Also write the events of a rolling restart of every client here (with --restart-every-ms, --down-ms)");
+  app->add_option(
+      "--events-out", o->events_out,
+      "Also write the events of a rolling restart of every client here (with --restart-every-ms, --down-ms)");
   app->add_option("--restart-every-ms", o->restart_every_ms, "With --events-out: one restart every this many ms")
-                    ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
   app->add_option("--down-ms", o->down_ms, "With --events-out: how long each restarted client is down")
-                   ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40));
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40));
   app->add_option("--subtopologies", o->spec.subtopologies, "Sub-topologies (S): tasks are s_p for s < S")
       ->required()
       ->check(CLI::Range(std::uint32_t{1}, kMaxScenarioSubtopologies));
@@ -202,8 +208,8 @@ Command add_generate(CLI::App& parent, const Globals& globals) {
             const auto eq = text.find('=');
             std::uint32_t n = 0;
             const char* end = text.data() + text.size();
-            if (eq == std::string::npos || eq == 0 ||
-                std::from_chars(text.data() + eq + 1, end, n).ptr != end || eq + 1 == text.size() || n < 1)
+            if (eq == std::string::npos || eq == 0 || std::from_chars(text.data() + eq + 1, end, n).ptr != end ||
+                eq + 1 == text.size() || n < 1)
               return "expected KEY=N with N >= 1 (e.g. zone=3), got '" + text + "'";
             return "";
           },
@@ -233,7 +239,7 @@ Command add_generate(CLI::App& parent, const Globals& globals) {
             spec.min_end_offset = static_cast<std::int64_t>(offsets.first);
             spec.max_end_offset = static_cast<std::int64_t>(offsets.second);
             spec.kind = *parse_scenario_kind(o->scenario);  // checked by IsMember above
-            for (const auto& t : o->tags) {  // checked by the validator above
+            for (const auto& t : o->tags) {                 // checked by the validator above
               const auto eq = t.find('=');
               std::uint32_t n = 0;
               std::from_chars(t.data() + eq + 1, t.data() + t.size(), n);
@@ -245,8 +251,10 @@ Command add_generate(CLI::App& parent, const Globals& globals) {
               throw InputError("--leaving-clients: only with --scenario scale-in");
             if (o->new_clients) spec.changed_clients = o->new_clients;
             if (o->leaving_clients) spec.changed_clients = o->leaving_clients;
-            if (o->events_out.empty() != (!o->restart_every_ms && !o->down_ms) || o->restart_every_ms.has_value() != o->down_ms.has_value())
-              throw InputError("--events-out, --restart-every-ms and --down-ms go together (the events of a rolling restart)");
+            if (o->events_out.empty() != (!o->restart_every_ms && !o->down_ms) ||
+                o->restart_every_ms.has_value() != o->down_ms.has_value())
+              throw InputError(
+                  "--events-out, --restart-every-ms and --down-ms go together (the events of a rolling restart)");
             refuse_overwriting_inputs({{"--output", o->output}, {"--events-out", o->events_out}}, {});
             spec.weights = *parse_weight_distribution(o->weights);  // likewise
             spec.end_offsets_known = !o->end_offsets_unknown;
@@ -255,9 +263,10 @@ Command add_generate(CLI::App& parent, const Globals& globals) {
             // their options); the threads of all clients, drawn per client, after.
             const host::InputLimits limits;
             if (std::uint64_t{spec.subtopologies} * spec.partitions > limits.max_tasks)
-              throw InputError(fmt::format("--subtopologies x --partitions: {} tasks; assign and simulate read at "
-                                           "most {} (limits.max_tasks in their config)",
-                                           std::uint64_t{spec.subtopologies} * spec.partitions, limits.max_tasks));
+              throw InputError(
+                  fmt::format("--subtopologies x --partitions: {} tasks; assign and simulate read at "
+                              "most {} (limits.max_tasks in their config)",
+                              std::uint64_t{spec.subtopologies} * spec.partitions, limits.max_tasks));
             const Cluster cluster = generate_cluster(spec);
             refuse_beyond_read_limits(cluster);
             write_output(host::cluster_to_json(cluster), o->output);

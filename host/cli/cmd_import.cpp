@@ -56,9 +56,11 @@ Command add_import(CLI::App& parent, const Globals& globals) {
     std::uint64_t max_line_mb = 32, max_file_mb = 1024;
   };
   auto o = std::make_shared<Options>();
-  auto* app = parent.add_subcommand("import", "Import a real group: the rebalances Kafka Streams logged, or a KIP-1071 group");
+  auto* app =
+      parent.add_subcommand("import", "Import a real group: the rebalances Kafka Streams logged, or a KIP-1071 group");
   app->require_subcommand(1);
-  auto* log = app->add_subcommand("kafka-log", "Every rebalance a Kafka Streams leader logged, as cluster files and Kafka's decisions");
+  auto* log = app->add_subcommand(
+      "kafka-log", "Every rebalance a Kafka Streams leader logged, as cluster files and Kafka's decisions");
   log->footer(kKafkaLogHelp);
   log->add_option("LOG", o->logs, "Log files (plain or .gz; - for standard input)")->required()->check(input_file());
   log->add_option("--output-dir", o->output_dir,
@@ -82,69 +84,72 @@ Command add_import(CLI::App& parent, const Globals& globals) {
   group->add_option("FILE", o->group_file, "Output of kafka-streams-groups.sh --describe --members --verbose")
       ->required()
       ->check(input_file());
-  group->add_option("--output-dir", o->output_dir,
-                    "Directory for the cluster file (created if missing; the group's files are not overwritten "
-                    "unless --replace)")
+  group
+      ->add_option("--output-dir", o->output_dir,
+                   "Directory for the cluster file (created if missing; the group's files are not overwritten "
+                   "unless --replace)")
       ->required();
   group->add_flag("--replace", o->replace, "Replace the group's files (<group>.cluster.json, <group>.target.json)");
   group->add_option("--offsets", o->offsets, "End offsets and offset sums (YAML or JSON); else all copies caught up")
       ->check(input_file());
 
-  return {app, [o, log, group, &globals] {
-            apply_log_level(globals, nullptr);
-            if (log->parsed()) {
-              host::ImportOptions options;
-              options.logs = o->logs;
-              options.output_dir = o->output_dir;
-              options.replace = o->replace;
-              options.max_line_bytes = o->max_line_mb << 20;
-              options.max_file_bytes = o->max_file_mb << 20;
-              if (!o->streams_config.empty()) options.streams_config = o->streams_config;
-              NamedPaths inputs;
-              for (const auto& l : o->logs) inputs.push_back({"LOG", l});
-              if (!o->streams_config.empty()) inputs.push_back({"--streams-config", o->streams_config});
-              refuse_overwriting_inputs({}, inputs);
-              host::PluginRegistry registry;  // only high_availability is opened (kafka_replayer)
-              load_plugins(registry, nullptr, {}, PluginLoading::on_demand);
-              options.replay_kafka = kafka_replayer(registry);
-              host::ProgressLine progress(std::cerr, isatty(STDERR_FILENO) != 0);
-              options.progress = [&progress](std::uint64_t bytes, std::size_t rebalances) {
-                progress.update(fmt::format("import: {} MB read, {} rebalances", bytes >> 20, rebalances));
-              };
-              const host::ImportResult result = host::import_kafka_logs(options);
-              progress.finish();
-              if (!options.streams_config) {
-                bool defaults = false;
-                for (const auto& r : result.rebalances) defaults = defaults || r.settings_from == "Kafka's defaults";
-                if (defaults)
-                  std::cerr << "assignor: note: no --streams-config and no StreamsConfig dump in the log: Kafka's "
-                               "default settings assumed (acceptable.recovery.lag 10000, max.warmup.replicas 2, "
-                               "num.standby.replicas 0 unless Kafka's decisions show copies, "
-                               "probing.rebalance.interval.ms 600000)\n";
-              }
-              write_output(host::import_table(result), "");
-              if (result.rebalances.empty())
-                throw InputError(fmt::format("no rebalance imported from {} file{}: no line 'Decided on assignment: "
-                                             "...' could be read{} (Kafka Streams logs it at INFO on the group "
-                                             "leader, HighAvailabilityTaskAssignor)",
-                                             o->logs.size(), o->logs.size() == 1 ? "" : "s",
-                                             result.warnings.empty() ? "" : " (see the warnings)"));
-              return static_cast<int>(kOk);
-            }
-            (void)group;
-            host::StreamsGroupOptions options;
-            options.file = o->group_file;
-            options.output_dir = o->output_dir;
-            options.replace = o->replace;
-            if (!o->offsets.empty()) options.offsets = o->offsets;
-            refuse_overwriting_inputs({}, {{"FILE", o->group_file}, {"--offsets", o->offsets}});
-            const host::StreamsGroupImport result = host::import_streams_group(options);
-            for (const auto& w : result.notes) std::cerr << "assignor: note: " << host::printable(w) << "\n";
-            write_output(fmt::format("{}: {} clients ({} members), {} tasks ({} stateful)\n", host::printable(result.cluster_file),
-                                     result.clients, result.members, result.tasks, result.stateful_tasks),
-                         "");
-            return static_cast<int>(kOk);
-          }};
+  return {
+      app, [o, log, group, &globals] {
+        apply_log_level(globals, nullptr);
+        if (log->parsed()) {
+          host::ImportOptions options;
+          options.logs = o->logs;
+          options.output_dir = o->output_dir;
+          options.replace = o->replace;
+          options.max_line_bytes = o->max_line_mb << 20;
+          options.max_file_bytes = o->max_file_mb << 20;
+          if (!o->streams_config.empty()) options.streams_config = o->streams_config;
+          NamedPaths inputs;
+          for (const auto& l : o->logs) inputs.push_back({"LOG", l});
+          if (!o->streams_config.empty()) inputs.push_back({"--streams-config", o->streams_config});
+          refuse_overwriting_inputs({}, inputs);
+          host::PluginRegistry registry;  // only high_availability is opened (kafka_replayer)
+          load_plugins(registry, nullptr, {}, PluginLoading::on_demand);
+          options.replay_kafka = kafka_replayer(registry);
+          host::ProgressLine progress(std::cerr, isatty(STDERR_FILENO) != 0);
+          options.progress = [&progress](std::uint64_t bytes, std::size_t rebalances) {
+            progress.update(fmt::format("import: {} MB read, {} rebalances", bytes >> 20, rebalances));
+          };
+          const host::ImportResult result = host::import_kafka_logs(options);
+          progress.finish();
+          if (!options.streams_config) {
+            bool defaults = false;
+            for (const auto& r : result.rebalances) defaults = defaults || r.settings_from == "Kafka's defaults";
+            if (defaults)
+              std::cerr << "assignor: note: no --streams-config and no StreamsConfig dump in the log: Kafka's "
+                           "default settings assumed (acceptable.recovery.lag 10000, max.warmup.replicas 2, "
+                           "num.standby.replicas 0 unless Kafka's decisions show copies, "
+                           "probing.rebalance.interval.ms 600000)\n";
+          }
+          write_output(host::import_table(result), "");
+          if (result.rebalances.empty())
+            throw InputError(fmt::format(
+                "no rebalance imported from {} file{}: no line 'Decided on assignment: "
+                "...' could be read{} (Kafka Streams logs it at INFO on the group "
+                "leader, HighAvailabilityTaskAssignor)",
+                o->logs.size(), o->logs.size() == 1 ? "" : "s", result.warnings.empty() ? "" : " (see the warnings)"));
+          return static_cast<int>(kOk);
+        }
+        (void)group;
+        host::StreamsGroupOptions options;
+        options.file = o->group_file;
+        options.output_dir = o->output_dir;
+        options.replace = o->replace;
+        if (!o->offsets.empty()) options.offsets = o->offsets;
+        refuse_overwriting_inputs({}, {{"FILE", o->group_file}, {"--offsets", o->offsets}});
+        const host::StreamsGroupImport result = host::import_streams_group(options);
+        for (const auto& w : result.notes) std::cerr << "assignor: note: " << host::printable(w) << "\n";
+        write_output(
+            fmt::format("{}: {} clients ({} members), {} tasks ({} stateful)\n", host::printable(result.cluster_file),
+                        result.clients, result.members, result.tasks, result.stateful_tasks),
+            "");
+        return static_cast<int>(kOk);
+      }};
 }
 
 }  // namespace assignor::cli

@@ -31,7 +31,8 @@ Command add_plugins(CLI::App& parent, const Globals& globals) {
     std::vector<std::string> plugin_paths;
   };
   auto o = std::make_shared<Options>();
-  auto* app = parent.add_subcommand("plugins", "List the strategy plugins that load: name, version, API version, library");
+  auto* app =
+      parent.add_subcommand("plugins", "List the strategy plugins that load: name, version, API version, library");
   app->add_option("--config", o->config, "Config file (adds its plugins.paths)")->check(input_file());
   add_plugin_path_option(app, o->plugin_paths);
   app->add_option("--format", o->format, "Output format (default table)")->check(CLI::IsMember({"table", "json"}));

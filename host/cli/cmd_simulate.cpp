@@ -11,9 +11,9 @@
 #include <memory>
 #include <optional>
 
-#include "assignor/host/formats/cluster_writer.hpp"
 #include "assignor/errors.hpp"
 #include "assignor/host/formats/cluster_reader.hpp"
+#include "assignor/host/formats/cluster_writer.hpp"
 #include "assignor/host/report/progress.hpp"
 #include "assignor/host/report/simulation_output.hpp"
 #include "assignor/scenario.hpp"
@@ -23,7 +23,8 @@ namespace assignor::cli {
 
 namespace {
 
-constexpr const char* kSimulateHelp = R"(Round k: run the strategy on the cluster state, apply the assignment, let every task a client
+constexpr const char* kSimulateHelp =
+    R"(Round k: run the strategy on the cluster state, apply the assignment, let every task a client
 holds catch up (by --catch-up offsets, or at --restore-rate offsets per second until the next
 rebalance), add --new-data offsets to every changelog, then apply the events of round k.
 Time: a rebalance costs --rebalance-ms; the next one follows at once after events or after an
@@ -65,7 +66,8 @@ Command add_simulate(CLI::App& parent, const Globals& globals) {
     std::vector<std::string> plugin_paths;
   };
   auto o = std::make_shared<Options>();
-  auto* app = parent.add_subcommand("simulate", "Simulate rebalances (catch-up, new data, clients joining and leaving) until convergence");
+  auto* app = parent.add_subcommand(
+      "simulate", "Simulate rebalances (catch-up, new data, clients joining and leaving) until convergence");
   app->footer(kSimulateHelp);
   app->add_option("--config", o->config, "Config file (YAML)")->required()->check(input_file());
   add_plugin_path_option(app, o->plugin_paths);
@@ -82,16 +84,20 @@ Command add_simulate(CLI::App& parent, const Globals& globals) {
         return parse_offsets(text) ? "" : "expected a number of offsets >= 0, got '" + text + "'";
       },
       "OFFSETS");
-  auto* catch_up = app->add_option("--catch-up", o->catch_up,
-                  "Offsets each task held catches up per round: a number, or 'full' (the default without a restore rate)")
-      ->check(CLI::Validator(
-          [](const std::string& text) -> std::string {
-            return text == "full" || parse_offsets(text) ? ""
-                                                         : "expected 'full' or a number of offsets >= 0, got '" + text + "'";
-          },
-          "OFFSETS|full"));
-  app->add_option("--restore-rate", o->restore_rate,
-                  "Offsets per second each copy restores: catch up in time (default: the config's simulation.restore_rate)")
+  auto* catch_up =
+      app->add_option(
+             "--catch-up", o->catch_up,
+             "Offsets each task held catches up per round: a number, or 'full' (the default without a restore rate)")
+          ->check(CLI::Validator(
+              [](const std::string& text) -> std::string {
+                return text == "full" || parse_offsets(text)
+                           ? ""
+                           : "expected 'full' or a number of offsets >= 0, got '" + text + "'";
+              },
+              "OFFSETS|full"));
+  app->add_option(
+         "--restore-rate", o->restore_rate,
+         "Offsets per second each copy restores: catch up in time (default: the config's simulation.restore_rate)")
       ->check(CLI::Range(std::int64_t{1}, std::numeric_limits<std::int64_t>::max()))
       ->excludes(catch_up);
   app->add_option("--rebalance-ms", o->rebalance_ms,
@@ -105,63 +111,67 @@ Command add_simulate(CLI::App& parent, const Globals& globals) {
                   "When a client that stopped without leaving the group is noticed (default: the config's "
                   "simulation.session_timeout_ms, else Kafka's 45000)")
       ->check(CLI::Range(std::int64_t{1}, host::kMaxRebalanceMs));
-  app->add_option("--new-data", o->new_data, "Offsets appended to every changelog per round (default 0)")->check(offsets);
+  app->add_option("--new-data", o->new_data, "Offsets appended to every changelog per round (default 0)")
+      ->check(offsets);
   app->add_option("--report", o->report, "Also write an HTML report of the convergence curves to this file");
   app->add_option("--output", o->output, "Write the JSON lines here instead of stdout");
   app->add_option("--final-state", o->final_state,
                   "Write the group's state after the last round as a cluster file (JSON), to start another run from");
-  return {app, [o, &globals, catch_up] {
-            refuse_overwriting_inputs(
-                {{"--output", o->output}, {"--report", o->report}, {"--final-state", o->final_state}},
-                {{"--config", o->config}, {"--cluster", o->cluster}, {"--events", o->events}});
-            const host::Config config = host::read_config_file(o->config);
-            apply_log_level(globals, &config);
-            Cluster cluster = host::read_cluster_file(o->cluster);
-            host::SimulationOptions options = host::simulation_options(config);
-            if (!o->events.empty()) options.events = host::read_events_file(o->events, config.input_limits);
-            host::PluginRegistry registry;
-            load_plugins(registry, &config, o->plugin_paths);
-            options.strategy = o->strategy;
-            options.max_rounds = o->max_rounds;
-            if (o->catch_up != "full") options.catch_up = parse_offsets(o->catch_up);
-            // Time or rounds: --restore-rate, else --catch-up, else the config's rate, else full per round.
-            options.restore_rate.reset();
-            if (o->restore_rate) options.restore_rate = o->restore_rate;
-            else if (catch_up->count() == 0) options.restore_rate = config.simulation.restore_rate;
-            options.rebalance_ms = o->rebalance_ms.value_or(config.simulation.rebalance_ms);
-            if (o->protocol) options.protocol = *o->protocol == "rounds" ? host::Protocol::rounds : host::Protocol::kafka;
-            if (o->session_timeout_ms) options.session_timeout_ms = *o->session_timeout_ms;
-            options.new_data = *parse_offsets(o->new_data);
+  return {
+      app, [o, &globals, catch_up] {
+        refuse_overwriting_inputs({{"--output", o->output}, {"--report", o->report}, {"--final-state", o->final_state}},
+                                  {{"--config", o->config}, {"--cluster", o->cluster}, {"--events", o->events}});
+        const host::Config config = host::read_config_file(o->config);
+        apply_log_level(globals, &config);
+        Cluster cluster = host::read_cluster_file(o->cluster);
+        host::SimulationOptions options = host::simulation_options(config);
+        if (!o->events.empty()) options.events = host::read_events_file(o->events, config.input_limits);
+        host::PluginRegistry registry;
+        load_plugins(registry, &config, o->plugin_paths);
+        options.strategy = o->strategy;
+        options.max_rounds = o->max_rounds;
+        if (o->catch_up != "full") options.catch_up = parse_offsets(o->catch_up);
+        // Time or rounds: --restore-rate, else --catch-up, else the config's rate, else full per round.
+        options.restore_rate.reset();
+        if (o->restore_rate)
+          options.restore_rate = o->restore_rate;
+        else if (catch_up->count() == 0)
+          options.restore_rate = config.simulation.restore_rate;
+        options.rebalance_ms = o->rebalance_ms.value_or(config.simulation.rebalance_ms);
+        if (o->protocol) options.protocol = *o->protocol == "rounds" ? host::Protocol::rounds : host::Protocol::kafka;
+        if (o->session_timeout_ms) options.session_timeout_ms = *o->session_timeout_ms;
+        options.new_data = *parse_offsets(o->new_data);
 
-            Output out(o->output);
-            host::ProgressLine progress(std::cerr, isatty(STDERR_FILENO) != 0);
-            const auto started = std::chrono::steady_clock::now();
-            options.on_round = [&](const host::SimulationRound& r) {
-              out.write(host::round_to_json(r).dump() + '\n');
-              progress.update(host::simulation_progress(r, options.max_rounds, std::chrono::steady_clock::now() - started));
-            };
-            const host::SimulationResult result = host::simulate(registry, config, std::move(cluster), options);
-            progress.finish();
-            out.write(host::summary_to_json(result.summary).dump() + '\n');
-            out.close();
+        Output out(o->output);
+        host::ProgressLine progress(std::cerr, isatty(STDERR_FILENO) != 0);
+        const auto started = std::chrono::steady_clock::now();
+        options.on_round = [&](const host::SimulationRound& r) {
+          out.write(host::round_to_json(r).dump() + '\n');
+          progress.update(host::simulation_progress(r, options.max_rounds, std::chrono::steady_clock::now() - started));
+        };
+        const host::SimulationResult result = host::simulate(registry, config, std::move(cluster), options);
+        progress.finish();
+        out.write(host::summary_to_json(result.summary).dump() + '\n');
+        out.close();
 
-            if (!o->report.empty()) {
-              std::vector<std::string> context{
-                  fmt::format("Cluster: {}; config: {}; strategy: {}", o->cluster, o->config, result.summary.strategy),
-                  fmt::format("Catch-up: {}; rebalance cost: {} ms; new data per round: {} offsets per changelog; events: {}",
-                              options.restore_rate ? fmt::format("{} offsets/s per copy", *options.restore_rate)
-                              : options.catch_up   ? fmt::format("{} offsets per round", *options.catch_up)
-                                                   : "full per round",
-                              options.rebalance_ms, options.new_data, o->events.empty() ? "none" : o->events),
-                  options.protocol == host::Protocol::kafka
-                      ? fmt::format("Protocol: Kafka's (follow-up rebalances after revocations, session timeout {} ms)",
-                                    options.session_timeout_ms)
-                      : std::string("Protocol: rounds only (no follow-up rebalances, no session timeout)")};
-              write_output(host::simulation_html(result, context), o->report);
-            }
-            if (!o->final_state.empty()) write_output(host::cluster_to_json(result.final_state), o->final_state);
-            return static_cast<int>(kOk);
-          }};
+        if (!o->report.empty()) {
+          std::vector<std::string> context{
+              fmt::format("Cluster: {}; config: {}; strategy: {}", o->cluster, o->config, result.summary.strategy),
+              fmt::format(
+                  "Catch-up: {}; rebalance cost: {} ms; new data per round: {} offsets per changelog; events: {}",
+                  options.restore_rate ? fmt::format("{} offsets/s per copy", *options.restore_rate)
+                  : options.catch_up   ? fmt::format("{} offsets per round", *options.catch_up)
+                                       : "full per round",
+                  options.rebalance_ms, options.new_data, o->events.empty() ? "none" : o->events),
+              options.protocol == host::Protocol::kafka
+                  ? fmt::format("Protocol: Kafka's (follow-up rebalances after revocations, session timeout {} ms)",
+                                options.session_timeout_ms)
+                  : std::string("Protocol: rounds only (no follow-up rebalances, no session timeout)")};
+          write_output(host::simulation_html(result, context), o->report);
+        }
+        if (!o->final_state.empty()) write_output(host::cluster_to_json(result.final_state), o->final_state);
+        return static_cast<int>(kOk);
+      }};
 }
 
 }  // namespace assignor::cli

@@ -11,9 +11,9 @@
 #include "assignor/errors.hpp"
 #include "assignor/host/formats/assignment_io.hpp"
 #include "assignor/host/formats/text_file.hpp"
-#include "assignor/host/support/printable.hpp"
 #include "assignor/host/report/progress.hpp"
 #include "assignor/host/report/sweep_output.hpp"
+#include "assignor/host/support/printable.hpp"
 #include "commands.hpp"
 
 namespace assignor::cli {
@@ -55,20 +55,24 @@ Command add_sweep(CLI::App& parent, const Globals& globals) {
     std::uint32_t max_rounds = 1000;
   };
   auto o = std::make_shared<Options>();
-  auto* app = parent.add_subcommand("sweep", "Simulate every combination of settings on every scenario, and recommend one");
+  auto* app =
+      parent.add_subcommand("sweep", "Simulate every combination of settings on every scenario, and recommend one");
   app->footer(kSweepHelp);
   app->add_option("--config", o->config, "The base config (YAML)")->required()->check(input_file());
   add_plugin_path_option(app, o->plugin_paths);
   auto* cluster = app->add_option("--cluster", o->cluster, "One cluster file")->check(input_file());
-  auto* scenarios = app->add_option("--scenarios", o->scenarios, "A directory of cluster files")->check(CLI::ExistingDirectory);
+  auto* scenarios =
+      app->add_option("--scenarios", o->scenarios, "A directory of cluster files")->check(CLI::ExistingDirectory);
   cluster->excludes(scenarios);
   app->add_option("--vary", o->vary, "KEY=V1,V2,... (repeatable): the values to try for one config key")->take_all();
-  app->add_option("--strategies", o->strategies, "Strategies to try, comma-separated (the axis `strategy`)")->delimiter(',');
+  app->add_option("--strategies", o->strategies, "Strategies to try, comma-separated (the axis `strategy`)")
+      ->delimiter(',');
   app->add_option("--events", o->events, "Events file for every simulation (YAML)")->check(input_file());
   app->add_option("--max-rounds", o->max_rounds, "Stop each simulation after this many rounds (default 1000)")
       ->check(CLI::Range(std::uint32_t{1}, std::uint32_t{1000000}));
   app->add_option("--jobs", o->jobs, "Worker processes (default 0: every core)")->check(CLI::Range(0u, 1024u));
-  app->add_option("--format", o->format, "Output format (default table)")->check(CLI::IsMember({"table", "json", "csv"}));
+  app->add_option("--format", o->format, "Output format (default table)")
+      ->check(CLI::IsMember({"table", "json", "csv"}));
   app->add_option("--report", o->report, "Also write an HTML report to this file");
   app->add_option("--output", o->output, "Write the result here instead of stdout");
   auto* shard = app->add_option("--shard", o->shard, "Run only the K-th of N deterministic slices (K/N)");
@@ -105,12 +109,13 @@ Command add_sweep(CLI::App& parent, const Globals& globals) {
                   if (a.key == "strategy") throw InputError("--strategies and --vary strategy=...: give one of them");
                 spec.axes.push_back({"strategy", o->strategies});
               }
-              spec.scenarios = o->cluster.empty() ? host::scenarios_in_directory(o->scenarios)
-                                                  : std::vector<host::CompareScenario>{host::scenario_from_file(o->cluster)};
+              spec.scenarios = o->cluster.empty()
+                                   ? host::scenarios_in_directory(o->scenarios)
+                                   : std::vector<host::CompareScenario>{host::scenario_from_file(o->cluster)};
               if (!o->events.empty()) {
                 spec.events = host::read_events_file(o->events, base.input_limits);
-                spec.events_source = host::detail::read_text_file(host::detail::source_name(o->events), o->events,
-                                                                  "events file");
+                spec.events_source =
+                    host::detail::read_text_file(host::detail::source_name(o->events), o->events, "events file");
               }
               spec.max_rounds = o->max_rounds;
               return spec;
@@ -123,7 +128,8 @@ Command add_sweep(CLI::App& parent, const Globals& globals) {
               std::error_code ec;
               for (const auto& e : std::filesystem::directory_iterator(o->merge, ec))
                 if (e.path().extension() == ".json") files.push_back(e.path());
-              if (ec) throw InputError(fmt::format("--merge {}: cannot list the directory: {}", o->merge, ec.message()));
+              if (ec)
+                throw InputError(fmt::format("--merge {}: cannot list the directory: {}", o->merge, ec.message()));
               std::sort(files.begin(), files.end());
               for (const auto& f : files) {
                 const std::string name = host::printable(f.string());
@@ -159,9 +165,12 @@ Command add_sweep(CLI::App& parent, const Globals& globals) {
               result = host::run_sweep(registry, spec, options);
               progress.finish();
             }
-            if (o->format == "json") write_output(host::pretty_json(host::sweep_output_json(result)), o->output);
-            else if (o->format == "csv") write_output(host::sweep_csv(result), o->output);
-            else write_output(host::sweep_table(result), o->output);
+            if (o->format == "json")
+              write_output(host::pretty_json(host::sweep_output_json(result)), o->output);
+            else if (o->format == "csv")
+              write_output(host::sweep_csv(result), o->output);
+            else
+              write_output(host::sweep_table(result), o->output);
             if (!o->report.empty()) write_output(host::sweep_html(result), o->report);
             std::size_t failed = 0;
             for (const auto& r : result.runs) failed += r.summary ? 0 : 1;

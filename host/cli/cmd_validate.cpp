@@ -38,9 +38,10 @@ std::optional<std::string> missing_config_hint(const Cluster& cluster, const Ass
     implied.push_back(fmt::format("max_warmup_replicas: {} or more", assignment.warmups.size()));
   std::string list;
   for (const auto& s : implied) list += (list.empty() ? "" : ", ") + s;
-  return fmt::format("no --config was given, so Kafka's defaults apply (num_standby_replicas {}, max_warmup_replicas "
-                     "{}); this assignment implies {}: pass the config it was made with (--config FILE)",
-                     defaults.num_standby_replicas, defaults.max_warmup_replicas, list);
+  return fmt::format(
+      "no --config was given, so Kafka's defaults apply (num_standby_replicas {}, max_warmup_replicas "
+      "{}); this assignment implies {}: pass the config it was made with (--config FILE)",
+      defaults.num_standby_replicas, defaults.max_warmup_replicas, list);
 }
 
 nlohmann::ordered_json errors_json(const Cluster& cluster, const std::vector<ValidationError>& errors) {
@@ -85,8 +86,8 @@ Command add_validate(CLI::App& parent, const Globals& globals) {
               require_input_file("--cluster", o->cluster);
               require_input_file("--assignment", o->assignment);
               require_input_file("--config", o->config);
-              refuse_overwriting_inputs({}, {{"--cluster", o->cluster}, {"--assignment", o->assignment},
-                                             {"--config", o->config}});
+              refuse_overwriting_inputs(
+                  {}, {{"--cluster", o->cluster}, {"--assignment", o->assignment}, {"--config", o->config}});
               std::optional<host::Config> config;
               if (!o->config.empty()) config = host::read_config_file(o->config);
               apply_log_level(globals, config ? &*config : nullptr);
@@ -131,7 +132,8 @@ Command add_validate(CLI::App& parent, const Globals& globals) {
                 out["valid"] = true;
                 out["strategy"] = report.strategy;
                 out["metrics"] = host::metrics_to_json(report.metrics);
-                out["assign_ms"] = report.timed ? nlohmann::ordered_json(report.assign_ms) : nlohmann::ordered_json(nullptr);
+                out["assign_ms"] =
+                    report.timed ? nlohmann::ordered_json(report.assign_ms) : nlohmann::ordered_json(nullptr);
                 write_output(out.dump(2) + "\n", "");
               } else {
                 write_output(fmt::format("{}: valid\n", o->assignment) + host::to_table(cluster, report), "");

@@ -14,10 +14,10 @@
 #include <utility>
 #include <vector>
 
+#include "assignor/assignment.hpp"
 #include "assignor/host/formats/config_reader.hpp"
 #include "assignor/host/plugins/plugin_registry.hpp"
 #include "assignor/host/support/temporary_files.hpp"
-#include "assignor/assignment.hpp"
 #include "assignor/model.hpp"
 
 namespace assignor::cli {

@@ -12,8 +12,8 @@
 #include "assignor/errors.hpp"
 #include "assignor/host/formats/text_file.hpp"
 #include "assignor/host/run/runner.hpp"
-#include "assignor/host/support/printable.hpp"
 #include "assignor/host/support/logging.hpp"
+#include "assignor/host/support/printable.hpp"
 #include "assignor/host/support/standard_output.hpp"
 #include "assignor/host/support/temporary_files.hpp"
 #include "commands.hpp"
@@ -25,8 +25,10 @@ namespace fs = std::filesystem;
 void setup_logging(const std::string& level) { host::set_log_level(level); }
 
 void apply_log_level(const Globals& globals, const host::Config* config) {
-  if (!globals.log_level.empty()) setup_logging(globals.log_level);
-  else if (config != nullptr) setup_logging(config->log_level);
+  if (!globals.log_level.empty())
+    setup_logging(globals.log_level);
+  else if (config != nullptr)
+    setup_logging(config->log_level);
 }
 
 void add_plugin_path_option(CLI::App* app, std::vector<std::string>& paths) {
@@ -41,16 +43,20 @@ void load_plugins(host::PluginRegistry& registry, const host::Config* config,
   registry.set_allow_unsafe_permissions(config != nullptr && config->allow_unsafe_plugin_permissions);
   if (config != nullptr) registry.set_load_time_limit(config->strategy_limits.time_ms);
   auto add_directory = [&](const std::filesystem::path& dir, host::PluginOrigin origin) {
-    if (loading == PluginLoading::on_demand) registry.index_directory(dir, origin);
-    else registry.load_directory(dir, origin);
+    if (loading == PluginLoading::on_demand)
+      registry.index_directory(dir, origin);
+    else
+      registry.load_directory(dir, origin);
   };
   add_directory(host::builtin_plugin_dir(), host::PluginOrigin::bundled);
   if (config != nullptr)
     for (const auto& dir : config->plugin_paths) add_directory(dir, host::PluginOrigin::external);
   for (const auto& path : plugin_paths) {
     std::error_code ec;
-    if (std::filesystem::is_directory(path, ec)) add_directory(path, host::PluginOrigin::external);
-    else registry.load(path);
+    if (std::filesystem::is_directory(path, ec))
+      add_directory(path, host::PluginOrigin::external);
+    else
+      registry.load(path);
   }
   if (config != nullptr) host::check_strategy_sections(registry, *config);
 }
@@ -183,12 +189,12 @@ void refuse_overwriting_inputs(const NamedPaths& outputs, const NamedPaths& inpu
     };
     for (const auto& [input_option, input] : inputs)
       if (same(input))
-        throw InputError(fmt::format("{} {} is the same file as {} {}: refusing to overwrite an input", option,
-                                     path, input_option, input));
+        throw InputError(fmt::format("{} {} is the same file as {} {}: refusing to overwrite an input", option, path,
+                                     input_option, input));
     for (std::size_t j = i + 1; j < outputs.size(); ++j)
       if (same(outputs[j].second) || (!skip(outputs[j].second) && outputs[j].second == path))
-        throw InputError(fmt::format("{} and {} both name {}: give each output its own file", option,
-                                     outputs[j].first, path));
+        throw InputError(
+            fmt::format("{} and {} both name {}: give each output its own file", option, outputs[j].first, path));
   }
 }
 

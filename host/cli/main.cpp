@@ -7,9 +7,9 @@
 
 #include "assignor/errors.hpp"
 #include "assignor/host/plugins/plugin_registry.hpp"
+#include "assignor/host/run/runner.hpp"
 #include "assignor/host/support/errors.hpp"
 #include "assignor/host/support/printable.hpp"
-#include "assignor/host/run/runner.hpp"
 #include "assignor/version.hpp"
 #include "commands.hpp"
 
@@ -28,11 +28,10 @@ int main(int argc, char** argv) {
   app.add_option("--log-level", globals.log_level, "Log level (overrides the config's logging.level)")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
 
-  const std::vector<Command> commands{add_assign(app, globals), add_validate(app, globals),
-                                      add_plugins(app, globals), add_generate(app, globals),
-                                      add_compare(app, globals), add_simulate(app, globals),
-                                      add_import(app, globals),  add_replay(app, globals),
-                                      add_sweep(app, globals),  add_serve(app, globals)};
+  const std::vector<Command> commands{
+      add_assign(app, globals),  add_validate(app, globals), add_plugins(app, globals), add_generate(app, globals),
+      add_compare(app, globals), add_simulate(app, globals), add_import(app, globals),  add_replay(app, globals),
+      add_sweep(app, globals),   add_serve(app, globals)};
 
   try {
     app.parse(argc, argv);

@@ -76,9 +76,8 @@ std::uint64_t balance_tasks_over_threads(AssignmentDraft& draft, BalancedRole ro
   const auto n = static_cast<ClientIndex>(draft.client_count());
   ReceiveLoadTree tree(draft);
   auto should_move = [&](ClientIndex s, ClientIndex d) {
-    return draft.total_count(s) > 0 &&
-           compare_load(draft.total_count(d) + 1ull, draft.threads(d), draft.total_count(s) - 1ull,
-                        draft.threads(s)) <= 0;
+    return draft.total_count(s) > 0 && compare_load(draft.total_count(d) + 1ull, draft.threads(d),
+                                                    draft.total_count(s) - 1ull, draft.threads(s)) <= 0;
   };
   auto move = [&](TaskIndex t, ClientIndex s, ClientIndex d) {
     if (role == BalancedRole::active) {

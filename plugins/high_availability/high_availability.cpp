@@ -103,8 +103,7 @@ class HighAvailability final : public Strategy {
     }
 
     const kafka::KafkaLags lags(cluster, settings.acceptable_recovery_lag);
-    const kafka::Movements movements =
-        kafka::assign_task_movements(cluster, lags, draft, settings.max_warmup_replicas);
+    const kafka::Movements movements = kafka::assign_task_movements(cluster, lags, draft, settings.max_warmup_replicas);
 
     const std::vector<TaskIndex> others = kafka::tasks_with_changelog(cluster, false);
     fill_by_active_load(cluster, draft, others);

@@ -42,9 +42,8 @@ KafkaLags::KafkaLags(const Cluster& cluster, std::int64_t acceptable_recovery_la
     auto first = by_lag_.begin() + offsets_[t];
     auto last = by_lag_.begin() + offsets_[t + 1];
     if (last - first > 1)  // (lag, client): entries arrive in client order, so this is a stable sort by lag
-      std::sort(first, last, [](const Entry& a, const Entry& b) {
-        return a.lag != b.lag ? a.lag < b.lag : a.client < b.client;
-      });
+      std::sort(first, last,
+                [](const Entry& a, const Entry& b) { return a.lag != b.lag ? a.lag < b.lag : a.client < b.client; });
     for (auto it = first; it != last; ++it) stored_caught_[t] += caught_up_lag(it->lag) ? 1 : 0;
   }
 }
@@ -56,8 +55,8 @@ bool KafkaLags::caught_up_lag(std::int64_t lag) const noexcept {
 
 std::int64_t KafkaLags::lag(TaskIndex t, ClientIndex c) const noexcept {
   const auto entries = by_client(t);
-  auto it = std::lower_bound(entries.begin(), entries.end(), c,
-                             [](const Entry& e, ClientIndex x) { return e.client < x; });
+  auto it =
+      std::lower_bound(entries.begin(), entries.end(), c, [](const Entry& e, ClientIndex x) { return e.client < x; });
   return it != entries.end() && it->client == c ? it->lag : end_sum_[t];
 }
 

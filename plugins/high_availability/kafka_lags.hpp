@@ -84,11 +84,11 @@ class KafkaLags {
 
   std::int64_t acceptable_;
   ClientIndex clients_;
-  std::vector<std::int64_t> end_sum_;          // per task
-  std::vector<std::uint32_t> offsets_;         // CSR, size tasks + 1
-  std::vector<Entry> by_client_;               // stored entries of a task, sorted by client
-  std::vector<Entry> by_lag_;                  // the same, sorted by (lag, client)
-  std::vector<std::uint32_t> stored_caught_;   // per task: stored entries that are caught up
+  std::vector<std::int64_t> end_sum_;         // per task
+  std::vector<std::uint32_t> offsets_;        // CSR, size tasks + 1
+  std::vector<Entry> by_client_;              // stored entries of a task, sorted by client
+  std::vector<Entry> by_lag_;                 // the same, sorted by (lag, client)
+  std::vector<std::uint32_t> stored_caught_;  // per task: stored entries that are caught up
 };
 
 }  // namespace assignor::kafka

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <deque>
-#include <unordered_map>
 #include <limits>
 #include <stdexcept>
+#include <unordered_map>
 
 namespace assignor::kafka {
 
@@ -49,10 +49,12 @@ void KafkaGraph::prepare_hints() {
   if (hints_.empty()) return;
   const auto size = static_cast<std::uint32_t>(blocks_.size);
   members_by_rack_.assign(static_cast<std::size_t>(blocks_.racks), {});
-  for (std::int32_t j = 0; j < blocks_.size; ++j) members_by_rack_[static_cast<std::size_t>(blocks_.rack[static_cast<std::size_t>(j)])].push_back(j);
+  for (std::int32_t j = 0; j < blocks_.size; ++j)
+    members_by_rack_[static_cast<std::size_t>(blocks_.rack[static_cast<std::size_t>(j)])].push_back(j);
   auto bad = [] { throw std::logic_error("KafkaGraph: a task hint does not match the graph"); };
   for (const TaskHint& h : hints_) {
-    if (h.node < -1 || h.node > max_node_ || h.first_client < -1 || h.first_client + blocks_.size - 1 > max_node_) bad();
+    if (h.node < -1 || h.node > max_node_ || h.first_client < -1 || h.first_client + blocks_.size - 1 > max_node_)
+      bad();
     const std::uint32_t u = dense(h.node), first = dense(h.first_client);
     if (hint_of_[u] != kNone || (u >= first && u < first + size)) bad();
     std::uint32_t block = block_of_[first];
@@ -140,7 +142,8 @@ inline bool KafkaGraph::may_relax(std::uint32_t node, std::int64_t du) const {
     const Top& t = top[r];
     if (t.first == kNone) continue;
     // A missing second has the lowest distance: it bounds nothing.
-    const std::int64_t d = static_cast<std::int32_t>(t.first - p.first_client) == closed ? t.second_distance : t.first_distance;
+    const std::int64_t d =
+        static_cast<std::int32_t>(t.first - p.first_client) == closed ? t.second_distance : t.first_distance;
     if (d > base + traffic[r]) return true;
   }
   return false;
@@ -257,8 +260,10 @@ void KafkaGraph::set_active(std::uint32_t edge, bool open) {
   const std::uint32_t tail = residual_[residual_[edge].counter].to;
   std::vector<Arc>& list = active_[tail];
   auto it = std::lower_bound(list.begin(), list.end(), edge, [](const Arc& a, std::uint32_t e) { return a.edge < e; });
-  if (open) list.insert(it, Arc{residual_[edge].to, residual_[edge].cost, edge});  // edge order is destination order
-  else list.erase(it);
+  if (open)
+    list.insert(it, Arc{residual_[edge].to, residual_[edge].cost, edge});  // edge order is destination order
+  else
+    list.erase(it);
 }
 
 std::int64_t KafkaGraph::max_flow() {
@@ -397,7 +402,8 @@ std::uint32_t KafkaGraph::try_jump(const State& old, std::uint32_t i, std::uint6
       const std::uint32_t u = residual_[out].to;
       if (delta_[u] >= delta_[v]) continue;
       const std::int64_t margin = distance_[u] + residual_[e].cost - (distance_[v] - delta_[v]);
-      jumps = margin < 0 ? 0 : std::min<std::uint64_t>(jumps, static_cast<std::uint64_t>(margin / (delta_[v] - delta_[u])));
+      jumps =
+          margin < 0 ? 0 : std::min<std::uint64_t>(jumps, static_cast<std::uint64_t>(margin / (delta_[v] - delta_[u])));
     }
   }
   if (jumps == 0) return i;
@@ -495,7 +501,8 @@ std::uint64_t KafkaGraph::solve_min_cost_flow() {
       amount = std::min(amount, residual_[parent_edge_[cur]].residual);
     if (record_) {
       std::vector<std::int32_t> cycle{static_cast<std::int32_t>(x) - 2};
-      for (std::uint32_t cur = parent_[x]; cur != x; cur = parent_[cur]) cycle.push_back(static_cast<std::int32_t>(cur) - 2);
+      for (std::uint32_t cur = parent_[x]; cur != x; cur = parent_[cur])
+        cycle.push_back(static_cast<std::int32_t>(cur) - 2);
       cycles_.push_back(std::move(cycle));
     }
     push(parent_edge_[x], amount);

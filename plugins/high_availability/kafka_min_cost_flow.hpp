@@ -82,7 +82,7 @@ class KafkaGraph {
     std::int32_t u, v, capacity, cost, flow;
   };
   struct Residual {
-    std::uint32_t to;       // dense node index
+    std::uint32_t to;  // dense node index
     std::int32_t cost;
     std::int32_t residual;  // residualFlow
     std::int32_t flow;      // Kafka's bookkeeping of the flow on forward edges
@@ -159,20 +159,20 @@ class KafkaGraph {
     std::uint32_t first_client;  // dense
     std::int32_t current;
     std::uint32_t block;
-    std::uint32_t arc_begin;     // residual position of the edge to member 0
+    std::uint32_t arc_begin;  // residual position of the edge to member 0
     std::uint32_t traffic;
     std::uint32_t other_begin, other_end;  // into other_arcs_: the task's residual edges outside its block
     std::uint32_t closed;                  // member edges without residual capacity
     std::int32_t closed_member;            // the one when closed == 1
   };
   void note_block_edge(std::uint32_t edge, bool open);
-  std::vector<std::uint32_t> hint_of_;     // dense node -> index into prepared_, or none
+  std::vector<std::uint32_t> hint_of_;  // dense node -> index into prepared_, or none
   std::vector<Prepared> prepared_;
   struct OtherArc {
     std::uint32_t edge, to;
     std::int32_t cost;
   };
-  std::vector<OtherArc> other_arcs_;  // copies of head and cost: read first, without touching residual_
+  std::vector<OtherArc> other_arcs_;        // copies of head and cost: read first, without touching residual_
   std::vector<std::uint32_t> block_first_;  // dense first node of each block
   std::vector<std::uint32_t> block_of_;     // dense node -> its block, or none
   std::vector<std::vector<std::int32_t>> members_by_rack_;

@@ -20,7 +20,7 @@ constexpr std::int32_t kSource = -1;
 struct RackTable {
   std::vector<std::int32_t> rack_of_client;  // per given client
   std::int32_t racks = 0;
-  std::vector<std::int32_t> traffic;          // task x rack, for the tasks given
+  std::vector<std::int32_t> traffic;  // task x rack, for the tasks given
 
   RackTable(const Cluster& cluster, const std::vector<TaskIndex>& tasks, const std::vector<ClientIndex>& clients,
             RackCosts costs) {
@@ -45,7 +45,9 @@ struct RackTable {
   std::int32_t cost(std::size_t task, std::size_t client, bool current, RackCosts costs) const {
     return of(task)[rack_of_client[client]] + (current ? 0 : costs.non_overlap);
   }
-  KafkaGraph::ClientBlocks blocks(RackCosts costs) const { return {static_cast<std::int32_t>(rack_of_client.size()), rack_of_client, racks, costs.non_overlap}; }
+  KafkaGraph::ClientBlocks blocks(RackCosts costs) const {
+    return {static_cast<std::int32_t>(rack_of_client.size()), rack_of_client, racks, costs.non_overlap};
+  }
 };
 
 // The client holding the task in the role being optimised.
@@ -78,7 +80,8 @@ RackResult min_traffic(const Cluster& cluster, const std::vector<TaskIndex>& tas
     graph.add_edge(kSource, i, 1, 0, 1);
     if (hint) graph.hint_task(i, n_tasks, current, table.of(ti));
   }
-  for (std::int32_t j = 0; j < n_clients; ++j) graph.add_edge(n_tasks + j, sink, count[static_cast<std::size_t>(j)], 0, count[static_cast<std::size_t>(j)]);
+  for (std::int32_t j = 0; j < n_clients; ++j)
+    graph.add_edge(n_tasks + j, sink, count[static_cast<std::size_t>(j)], 0, count[static_cast<std::size_t>(j)]);
   graph.set_source(kSource);
   graph.set_sink(sink);
   RackResult result;
@@ -140,16 +143,19 @@ RackResult balance_subtopology(const Cluster& cluster, const std::vector<TaskInd
       for (TaskIndex t : group) {
         if (!in_set[t]) continue;
         const bool current = holder(t) == static_cast<ClientIndex>(c);
-        edge_of[static_cast<std::size_t>(node_of[t]) * static_cast<std::size_t>(n_clients) + static_cast<std::size_t>(c)] =
-            graph.add_edge(node_of[t], client_node, 1, table.cost(row_of[t], static_cast<std::size_t>(c), current, costs), 0);
+        edge_of[static_cast<std::size_t>(node_of[t]) * static_cast<std::size_t>(n_clients) +
+                static_cast<std::size_t>(c)] =
+            graph.add_edge(node_of[t], client_node, 1,
+                           table.cost(row_of[t], static_cast<std::size_t>(c), current, costs), 0);
       }
       const std::int32_t original = count[static_cast<std::size_t>(c)];
       // (int) Math.ceil(original * 1.0 / taskIdList.size() * taskIds.size()), in doubles as Kafka does;
       // Kafka's map holds no count for a client without tasks of the set.
-      const auto capacity = original == 0 ? 0
-                                          : static_cast<std::int32_t>(std::ceil(
-                                                static_cast<double>(original) * 1.0 / static_cast<double>(n_tasks) *
-                                                static_cast<double>(group.size())));
+      const auto capacity =
+          original == 0
+              ? 0
+              : static_cast<std::int32_t>(std::ceil(static_cast<double>(original) * 1.0 / static_cast<double>(n_tasks) *
+                                                    static_cast<double>(group.size())));
       graph.add_edge(client_node, second_stage + c, capacity, 0, 0);
     }
   }
@@ -157,14 +163,16 @@ RackResult balance_subtopology(const Cluster& cluster, const std::vector<TaskInd
   for (std::int32_t gi = 0; gi < n_groups; ++gi)
     for (TaskIndex t : cluster.tasks_of_subtopology(groups[static_cast<std::size_t>(gi)]))
       if (in_set[t])
-        graph.hint_task(node_of[t], n_tasks + n_clients * gi, static_cast<std::int32_t>(holder(t)), table.of(row_of[t]));
+        graph.hint_task(node_of[t], n_tasks + n_clients * gi, static_cast<std::int32_t>(holder(t)),
+                        table.of(row_of[t]));
   for (std::int32_t c = 0; c < n_clients; ++c)
     graph.add_edge(second_stage + c, sink, count[static_cast<std::size_t>(c)], 0, 0);
   graph.set_source(kSource);
   graph.set_sink(sink);
   if (graph.max_flow() != n_tasks)
-    throw std::runtime_error("high_availability: Kafka's balance_subtopology graph admits no flow for every task "
-                             "(Kafka throws here too)");
+    throw std::runtime_error(
+        "high_availability: Kafka's balance_subtopology graph admits no flow for every task "
+        "(Kafka throws here too)");
   RackResult result;
   result.cycles = graph.solve_min_cost_flow();
   result.cost = graph.total_cost();

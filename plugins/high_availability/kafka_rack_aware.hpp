@@ -36,9 +36,9 @@ struct RackCosts {
 inline constexpr RackCosts kStatelessCosts{1, 0};
 
 struct RackResult {
-  std::int64_t cost = 0;             // Kafka's total cost after optimising (optimizeActiveTasks' return)
-  std::uint64_t cycles = 0;          // negative cycles cancelled
-  std::uint64_t moved = 0;           // placements that changed client
+  std::int64_t cost = 0;     // Kafka's total cost after optimising (optimizeActiveTasks' return)
+  std::uint64_t cycles = 0;  // negative cycles cancelled
+  std::uint64_t moved = 0;   // placements that changed client
 };
 
 // canEnableRackAwareAssignor: a rack_aware.strategy is set, every client has a rack and every

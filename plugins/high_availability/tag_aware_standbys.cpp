@@ -51,7 +51,8 @@ class TagAwareStandbys {
     std::vector<std::uint32_t> remaining(cluster_.task_count(), 0);
     for (TaskIndex t = 0; t < cluster_.task_count(); ++t) {
       if (!cluster_.tasks[t].has_logged_store) continue;
-      remaining_order.put(t, kafka_streams_task_id_hash(cluster_.tasks[t].id.subtopology, cluster_.tasks[t].id.partition));
+      remaining_order.put(t,
+                          kafka_streams_task_id_hash(cluster_.tasks[t].id.subtopology, cluster_.tasks[t].id.partition));
       remaining[t] = wanted;
     }
     for (TaskIndex t = 0; t < cluster_.task_count(); ++t) {
@@ -123,8 +124,8 @@ class TagAwareStandbys {
   const Cluster& cluster_;
   AssignmentDraft& draft_;
   const std::size_t n_;
-  std::vector<std::vector<std::int32_t>> value_;  // [key][client]: value number, kMissing if none
-  std::vector<std::size_t> values_;               // distinct values per key
+  std::vector<std::vector<std::int32_t>> value_;            // [key][client]: value number, kMissing if none
+  std::vector<std::size_t> values_;                         // distinct values per key
   std::vector<std::pair<std::size_t, std::int32_t>> used_;  // the (key, value) entries marked used
 };
 

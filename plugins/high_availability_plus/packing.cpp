@@ -84,8 +84,10 @@ WarmupPlan pack(const AssignmentInput& in, AssignmentDraft& draft, const PackOpt
   if (cluster.client_count() == 0) return {};
   // 1. Stateful actives (any store), in proportion to threads: where they ran while that stays
   //    within the quotas (sticky_target), else dealt ignoring history.
-  if (options.sticky_target) place_stateful_actives_sticky(in, draft);
-  else spread_stateful_actives_round_robin(cluster, draft);
+  if (options.sticky_target)
+    place_stateful_actives_sticky(in, draft);
+  else
+    spread_stateful_actives_round_robin(cluster, draft);
   const std::vector<std::uint32_t> target = active_counts(draft);
   // 2. Standbys of every logged task: previous holders first (keep_history), then the least loaded;
   //    then evened out (within equal tags when rack_aware.tags spreads them, KIP-708).
@@ -107,8 +109,10 @@ WarmupPlan pack(const AssignmentInput& in, AssignmentDraft& draft, const PackOpt
   // 4. Stateless tasks: with a sticky target, back to their owners within the share of all tasks,
   //    counted against the target (not the actives that run while warmups catch up, which would
   //    move them every round); else by active load.
-  if (options.sticky_target) fill_stateless_sticky(cluster, draft, target);
-  else fill_stateless_by_active_load(cluster, draft);
+  if (options.sticky_target)
+    fill_stateless_sticky(cluster, draft, target);
+  else
+    fill_stateless_by_active_load(cluster, draft);
   return plan;
 }
 

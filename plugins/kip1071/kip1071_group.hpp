@@ -39,11 +39,11 @@ struct Group {
   // Members of client c: [member_begin[c], member_begin[c + 1]); member m is thread
   // m - member_begin[c] of its client (an index into thread_names()).
   std::vector<MemberIndex> member_begin;
-  std::vector<ClientIndex> client_of;          // by member
-  std::vector<std::string> member_id;          // by member
-  std::vector<std::int32_t> member_id_hash;    // String.hashCode() of member_id
-  std::vector<std::int32_t> client_id_hash;    // by client: String.hashCode() of the process id
-  std::vector<MemberIndex> member_order;       // groupSpec.memberIds(): Java HashMap order
+  std::vector<ClientIndex> client_of;        // by member
+  std::vector<std::string> member_id;        // by member
+  std::vector<std::int32_t> member_id_hash;  // String.hashCode() of member_id
+  std::vector<std::int32_t> client_id_hash;  // by client: String.hashCode() of the process id
+  std::vector<MemberIndex> member_order;     // groupSpec.memberIds(): Java HashMap order
 
   // What each member held and reports (flat, per member [begin[m], begin[m + 1])), tasks in order.
   std::vector<std::uint32_t> active_begin, standby_begin, offset_begin;

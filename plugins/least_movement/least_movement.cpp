@@ -72,8 +72,10 @@ class LeastMovement final : public Strategy {
     const Cluster& cluster = in.cluster;
     AssignmentDraft draft(cluster, in.settings.num_standby_replicas);
     if (cluster.client_count() == 0) return draft.finish(false);
-    if (by_weight_) place_weighted_actives(cluster, in.lags, draft);
-    else place_target(in, draft);
+    if (by_weight_)
+      place_weighted_actives(cluster, in.lags, draft);
+    else
+      place_target(in, draft);
     if (target_only_) return draft.finish(false);
     place_standbys(in, draft);
     const WarmupPlan plan = plan_warmups(cluster, in.settings, in.lags, draft);
@@ -180,10 +182,11 @@ class LeastMovement final : public Strategy {
                                                                 : cold_cost(lag);
           row.arcs.push_back({c, cost});
         }
-        if (prev != kNoClient && std::none_of(row.arcs.begin(), row.arcs.end(),
-                                              [&](const Arc& a) { return a.client == prev; }))
+        if (prev != kNoClient &&
+            std::none_of(row.arcs.begin(), row.arcs.end(), [&](const Arc& a) { return a.client == prev; }))
           row.arcs.push_back({prev, cold_cost(lags.lag(t, prev))});
-        const std::int64_t scratch = cold_cost(task.end_offset_sum > 0 ? Lag::known(task.end_offset_sum) : Lag::known(0));
+        const std::int64_t scratch =
+            cold_cost(task.end_offset_sum > 0 ? Lag::known(task.end_offset_sum) : Lag::known(0));
         for (std::size_t g = 0; g < groups; ++g) row.other[g] = scratch;
       }
       if (racks) {
@@ -227,7 +230,8 @@ class LeastMovement final : public Strategy {
     const Bounds total = bounds(cluster, cluster.task_count());
     Bounds logged = bounds(cluster, logged_count);
     for (ClientIndex c = 0; c < n; ++c)
-      if (logged.high[c] > total.high[c]) logged = Bounds{std::vector<std::uint32_t>(n, 0), total.high};  // never: safety
+      if (logged.high[c] > total.high[c])
+        logged = Bounds{std::vector<std::uint32_t>(n, 0), total.high};  // never: safety
     std::vector<Graph::Arc> logged_arc(n), total_arc(n);
     for (ClientIndex c = 0; c < n; ++c) {
       total_arc[c] = arc(client_node[c], sink, total.low[c], total.high[c], 0);
@@ -319,7 +323,8 @@ class LeastMovement final : public Strategy {
       for (ClientIndex c : in.lags.ranked(t)) {
         if (draft.standby_count(t) >= k) break;
         const Lag lag = in.lags.lag(t, c);
-        if (lag.kind != LagKind::running && !(lag.kind == LagKind::known && lag.offsets < cluster.tasks[t].end_offset_sum))
+        if (lag.kind != LagKind::running &&
+            !(lag.kind == LagKind::known && lag.offsets < cluster.tasks[t].end_offset_sum))
           break;
         if (draft.holds(t, c) || draft.total_count(c) + 1 > per_thread * draft.threads(c)) continue;
         draft.add_standby(t, c);

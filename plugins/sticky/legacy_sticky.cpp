@@ -170,11 +170,13 @@ class Assignor {
     standby_holders_.reserve(standby_begin_.back());
     standby_holders_copy_.reserve(standby_begin_.back());
     for (TaskIndex t = 0; t < cluster_.task_count(); ++t) {
-      if (standby_holders[t].size() > 1) standby_holders[t] = small_set_order(standby_holders[t], hash_, JavaHashOrder());
+      if (standby_holders[t].size() > 1)
+        standby_holders[t] = small_set_order(standby_holders[t], hash_, JavaHashOrder());
       standby_holders_.insert(standby_holders_.end(), standby_holders[t].begin(), standby_holders[t].end());
       // findLeastLoadedClientWithPreviousStandByTask iterates new HashSet<>(ids), a copy.
       if (standby_holders[t].size() > 1)
-        standby_holders[t] = small_set_order(standby_holders[t], hash_, JavaHashOrder::copy_of(standby_holders[t].size()));
+        standby_holders[t] =
+            small_set_order(standby_holders[t], hash_, JavaHashOrder::copy_of(standby_holders[t].size()));
       standby_holders_copy_.insert(standby_holders_copy_.end(), standby_holders[t].begin(), standby_holders[t].end());
     }
   }
@@ -380,7 +382,8 @@ class Assignor {
 
   void assign(TaskIndex t, ClientIndex c, bool active) {
     // TaskPairs.addPairs(t, assignedTasks(c)): count the pairs it did not hold yet.
-    if (holds_nothing(t)) pairs_ += held_[c].size();
+    if (holds_nothing(t))
+      pairs_ += held_[c].size();
     else
       for (TaskIndex x : held_[c])
         if (!paired(t, x)) ++pairs_;
@@ -425,11 +428,11 @@ class Assignor {
   std::vector<ClientIndex> previous_owner_;
   std::vector<TaskIndex> previous_active_order_;
   std::vector<std::uint32_t> standby_begin_;
-  std::vector<ClientIndex> standby_holders_;       // per task (CSR): its HashSet's order
-  std::vector<ClientIndex> standby_holders_copy_;  // the same, in the order of a copy of that set
-  mutable std::vector<ClientIndex> constrained_;   // scratch
-  std::vector<std::vector<TaskIndex>> held_;  // per client: assignedTasks()
-  std::vector<Holding> holding_;  // per task
+  std::vector<ClientIndex> standby_holders_;                     // per task (CSR): its HashSet's order
+  std::vector<ClientIndex> standby_holders_copy_;                // the same, in the order of a copy of that set
+  mutable std::vector<ClientIndex> constrained_;                 // scratch
+  std::vector<std::vector<TaskIndex>> held_;                     // per client: assignedTasks()
+  std::vector<Holding> holding_;                                 // per task
   std::map<TaskIndex, std::vector<ClientIndex>> more_standbys_;  // all standby clients of a task with more than two
   std::uint64_t pairs_ = 0, max_pairs_ = 0;
   std::vector<std::uint8_t> mark_;  // per client: a holder of the task being placed

@@ -28,10 +28,10 @@ void optimize_racks(const AssignmentInput& in, AssignmentDraft& draft, legacy_st
   const kafka::RackCosts costs{static_cast<std::int32_t>(configured.traffic),
                                static_cast<std::int32_t>(configured.non_overlap)};
   if (step == legacy_sticky::Step::actives_placed) {
-    kafka::optimize_actives(in.cluster, in.settings.rack_aware.strategy,
-                            kafka::tasks_with_changelog(in.cluster, true), costs, draft);
-    kafka::optimize_actives(in.cluster, in.settings.rack_aware.strategy,
-                            kafka::tasks_with_changelog(in.cluster, false), kafka::kStatelessCosts, draft);
+    kafka::optimize_actives(in.cluster, in.settings.rack_aware.strategy, kafka::tasks_with_changelog(in.cluster, true),
+                            costs, draft);
+    kafka::optimize_actives(in.cluster, in.settings.rack_aware.strategy, kafka::tasks_with_changelog(in.cluster, false),
+                            kafka::kStatelessCosts, draft);
   } else if (draft.standbys_wanted() > 0) {
     kafka::optimize_standbys(in.cluster, costs, {}, draft);
   }

@@ -132,8 +132,7 @@ class StreamsBalanced final : public Strategy {
 
   // Kafka's skew rule over client pairs, moving standbys only (load: every task held per thread);
   // each client's standbys in Kafka's task order (`rank`).
-  static void balance_standbys(const Cluster& cluster, const std::vector<std::uint32_t>& rank,
-                               AssignmentDraft& draft) {
+  static void balance_standbys(const Cluster& cluster, const std::vector<std::uint32_t>& rank, AssignmentDraft& draft) {
     if (draft.standbys_per_task() == 0) return;
     std::vector<TaskIndex> by_rank(rank.size());
     for (TaskIndex t = 0; t < rank.size(); ++t) by_rank[rank[t]] = t;
@@ -210,8 +209,10 @@ class StreamsBalanced final : public Strategy {
       std::sort(members.begin(), members.end(), [&](auto a, auto b) { return g.member_id[a] < g.member_id[b]; });
       auto place = [&](TaskIndex t, kip1071::MemberIndex m, bool active) {
         ++count[m];
-        if (active) choice.active[t] = m;
-        else choice.standbys.emplace_back(t, m);
+        if (active)
+          choice.active[t] = m;
+        else
+          choice.standbys.emplace_back(t, m);
       };
       auto round = [&](const std::vector<TaskIndex>& tasks, bool sticky, bool active) {
         if (tasks.empty()) return;
@@ -222,8 +223,10 @@ class StreamsBalanced final : public Strategy {
         std::vector<TaskIndex> unassigned;
         for (TaskIndex t : tasks) {  // 1. the holder while below the level
           const auto o = own(t);
-          if (o != kip1071::kNoMember && count[o] < level) place(t, o, active);
-          else unassigned.push_back(t);
+          if (o != kip1071::kNoMember && count[o] < level)
+            place(t, o, active);
+          else
+            unassigned.push_back(t);
         }
         std::deque<kip1071::MemberIndex> to_fill;  // 2. the members below the level, in turn
         for (auto m : members)
@@ -251,7 +254,8 @@ class StreamsBalanced final : public Strategy {
           }
         }
         for (TaskIndex t : without_owner) {
-          if (at_level.empty()) throw StrategyError("streams_balanced: no member left for task " + to_string(cluster.tasks[t].id));
+          if (at_level.empty())
+            throw StrategyError("streams_balanced: no member left for task " + to_string(cluster.tasks[t].id));
           const auto m = at_level.front();
           at_level.erase(at_level.begin());
           place(t, m, active);

@@ -91,15 +91,15 @@ class StreamsSticky final : public Strategy {
   explicit StreamsSticky(const StrategyParams& params) {
     params.reject_unknown({"refiner", "kafka_version"});
     refiner_ = params.get_bool("refiner", true);
-    version_ = params.get_enum("kafka_version",
-                               {{"4.4", KafkaVersion::v4_4}, {"trunk-058944c", KafkaVersion::trunk_058944c}},
-                               KafkaVersion::trunk_058944c);
+    version_ =
+        params.get_enum("kafka_version", {{"4.4", KafkaVersion::v4_4}, {"trunk-058944c", KafkaVersion::trunk_058944c}},
+                        KafkaVersion::trunk_058944c);
   }
 
   Assignment assign(const AssignmentInput& in) override {
-    if (version_ == KafkaVersion::v4_4 && !in.settings.rack_aware.tags.empty() &&
-        !told_tags_ignored_.exchange(true)) {
-      assignor::log(LogLevel::warn,
+    if (version_ == KafkaVersion::v4_4 && !in.settings.rack_aware.tags.empty() && !told_tags_ignored_.exchange(true)) {
+      assignor::log(
+          LogLevel::warn,
           "streams_sticky: rack_aware.tags is ignored with kafka_version 4.4 (Kafka 4.4.0's StickyTaskAssignor "
           "places no standby by tags); kafka_version: trunk-058944c spreads standbys over them");
     }
@@ -251,9 +251,8 @@ class StreamsSticky final : public Strategy {
       auto reported = [&](MemberIndex m, TaskIndex t) -> std::int64_t {
         const auto* first = g_.offsets.data() + g_.offset_begin[m];
         const auto* last = g_.offsets.data() + g_.offset_begin[m + 1];
-        const auto* it = std::lower_bound(first, last, t, [](const kip1071::ReportedOffset& o, TaskIndex x) {
-          return o.task < x;
-        });
+        const auto* it =
+            std::lower_bound(first, last, t, [](const kip1071::ReportedOffset& o, TaskIndex x) { return o.task < x; });
         return it != last && it->task == t ? it->offset_sum : 0;
       };
       auto held_standby = [&](MemberIndex m, TaskIndex t) {
@@ -336,14 +335,18 @@ class StreamsSticky final : public Strategy {
       std::vector<TaskIndex> left;
       for (TaskIndex t : order) {  // 1. the member that ran it
         const MemberIndex m = previous_member_[t];
-        if (m != kNoMember && under_quota(m)) add_active(m, t);
-        else left.push_back(t);
+        if (m != kNoMember && under_quota(m))
+          add_active(m, t);
+        else
+          left.push_back(t);
       }
       std::vector<TaskIndex> rest;
       for (TaskIndex t : left) {  // 2. the best previous copy
         const MemberIndex m = best_previous_member(t, false);
-        if (m != kNoMember && under_quota(m)) add_active(m, t);
-        else rest.push_back(t);
+        if (m != kNoMember && under_quota(m))
+          add_active(m, t);
+        else
+          rest.push_back(t);
       }
       std::sort(rest.begin(), rest.end(), [&](TaskIndex a, TaskIndex b) { return by_subtopology(a, b); });
       // 3. the least-loaded process (load; in trunk then stateless active load), on its least-loaded
@@ -356,7 +359,8 @@ class StreamsSticky final : public Strategy {
       queue.reserve(process_order_.size());
       for (ClientIndex c : process_order_) queue.offer(c);
       for (TaskIndex t : rest) {
-        if (queue.empty()) throw StrategyError("streams_sticky: no process to assign active task " + to_string(cluster_.tasks[t].id));
+        if (queue.empty())
+          throw StrategyError("streams_sticky: no process to assign active task " + to_string(cluster_.tasks[t].id));
         const ClientIndex c = queue.poll();
         const std::int64_t n = add_to_least_loaded_member(c, t, true, cluster_.tasks[t].has_logged_store);
         q_active_.placed(n);
@@ -366,13 +370,14 @@ class StreamsSticky final : public Strategy {
     }
 
     std::uint32_t rack_aware_standbys(TaskIndex t);
-    void sticky_standbys(TaskIndex t, std::uint32_t first_replica, std::vector<std::pair<TaskIndex, std::uint32_t>>& left);
+    void sticky_standbys(TaskIndex t, std::uint32_t first_replica,
+                         std::vector<std::pair<TaskIndex, std::uint32_t>>& left);
 
     const bool trunk_;  // kafka_version trunk-058944c, else 4.4
     const Cluster& cluster_;
     const AssignmentSettings& settings_;
     const kip1071::Group& g_;
-    const kip1071::TaskIdKeys keys_;  // Kafka's TaskId orders
+    const kip1071::TaskIdKeys keys_;                                                // Kafka's TaskId orders
     std::vector<std::uint32_t> task_count_, active_count_, stateful_active_count_;  // per process
     std::vector<std::uint32_t> member_count_;
     std::vector<MemberQueue> heaps_;  // per process: membersByLoad

@@ -26,8 +26,8 @@ struct Held {
 
 // The three passes over the tasks without an active that `in_class` accepts; the actives already
 // in the draft count towards their client's weight, tasks outside the class not yet placed do not.
-void place_class(const Cluster& cluster, const LagModel& lags, AssignmentDraft& draft,
-                 bool (*in_class)(const Task&), WeightedTargetResult& result) {
+void place_class(const Cluster& cluster, const LagModel& lags, AssignmentDraft& draft, bool (*in_class)(const Task&),
+                 WeightedTargetResult& result) {
   const std::size_t n = cluster.client_count();
   const std::vector<std::uint32_t> threads = client_threads(cluster);
   const auto all_threads = static_cast<double>(cluster.total_threads());
@@ -39,9 +39,12 @@ void place_class(const Cluster& cluster, const LagModel& lags, AssignmentDraft& 
   for (TaskIndex t = 0; t < cluster.task_count(); ++t) {
     const double w = cluster.tasks[t].weight;
     result.largest_weight = std::max(result.largest_weight, w);
-    if (draft.active(t) != kNoClient) load[draft.active(t)] += w;
-    else if (in_class(cluster.tasks[t])) open.push_back(t);
-    else continue;
+    if (draft.active(t) != kNoClient)
+      load[draft.active(t)] += w;
+    else if (in_class(cluster.tasks[t]))
+      open.push_back(t);
+    else
+      continue;
     total += w;
   }
   // "At most the target T = total / all_threads per thread", cross-multiplied.
@@ -166,14 +169,15 @@ void place_class(const Cluster& cluster, const LagModel& lags, AssignmentDraft& 
 
 }  // namespace
 
-WeightedTargetResult place_weighted_actives(const Cluster& cluster, const LagModel& lags,
-                                            AssignmentDraft& draft) {
+WeightedTargetResult place_weighted_actives(const Cluster& cluster, const LagModel& lags, AssignmentDraft& draft) {
   WeightedTargetResult result;
   if (cluster.client_count() == 0) return result;
   // The tasks with a changelog first, balanced by their own weight (the work that restores is
   // spread by itself, DESIGN 4.6), then every other task filling up to the balance of the total.
-  place_class(cluster, lags, draft, [](const Task& t) { return t.has_logged_store; }, result);
-  place_class(cluster, lags, draft, [](const Task&) { return true; }, result);
+  place_class(
+      cluster, lags, draft, [](const Task& t) { return t.has_logged_store; }, result);
+  place_class(
+      cluster, lags, draft, [](const Task&) { return true; }, result);
   return result;
 }
 

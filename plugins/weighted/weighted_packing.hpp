@@ -71,7 +71,6 @@ struct WeightedTargetResult {
 // count towards their client's weight). Call it before placing standbys and warmups: a task it
 // places must have no other copy in the draft yet. See the top of this file for the rule and the
 // guarantee.
-WeightedTargetResult place_weighted_actives(const Cluster& cluster, const LagModel& lags,
-                                            AssignmentDraft& draft);
+WeightedTargetResult place_weighted_actives(const Cluster& cluster, const LagModel& lags, AssignmentDraft& draft);
 
 }  // namespace assignor

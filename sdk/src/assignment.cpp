@@ -10,7 +10,8 @@ void Assignment::normalize() {
     return a.client != b.client ? a.client < b.client : a.task < b.task;
   };
   for (auto* list : {&actives, &standbys, &warmups})
-    if (!std::is_sorted(list->begin(), list->end(), by_client_task)) std::sort(list->begin(), list->end(), by_client_task);
+    if (!std::is_sorted(list->begin(), list->end(), by_client_task))
+      std::sort(list->begin(), list->end(), by_client_task);
 }
 
 namespace {
@@ -138,14 +139,20 @@ void AssignmentDraft::swap_roles(TaskIndex t, ClientIndex a, ClientIndex b) {
   const Role rb = role(t, b);
   if (ra == rb) return;
   auto clear = [&](ClientIndex c, Role r) {
-    if (r == Role::active) set_active(t, kNoClient);
-    else if (r == Role::standby) remove_standby(t, c);
-    else if (r == Role::warmup) remove_warmup(t, c);
+    if (r == Role::active)
+      set_active(t, kNoClient);
+    else if (r == Role::standby)
+      remove_standby(t, c);
+    else if (r == Role::warmup)
+      remove_warmup(t, c);
   };
   auto put = [&](ClientIndex c, Role r) {
-    if (r == Role::active) set_active(t, c);
-    else if (r == Role::standby) add_standby(t, c);
-    else if (r == Role::warmup) add_warmup(t, c);
+    if (r == Role::active)
+      set_active(t, c);
+    else if (r == Role::standby)
+      add_standby(t, c);
+    else if (r == Role::warmup)
+      add_warmup(t, c);
   };
   clear(a, ra);
   clear(b, rb);
@@ -160,11 +167,9 @@ Assignment AssignmentDraft::finish(bool probing_rebalance) const {
   for (TaskIndex t = 0; t < active_.size(); ++t)
     if (active_[t] != kNoClient) out.actives.push_back({t, active_[t]});
   for (std::size_t i = 0; i < standby_.size(); ++i)
-    if (standby_[i] != kNoClient)
-      out.standbys.push_back({static_cast<TaskIndex>(i / standbys_per_task_), standby_[i]});
+    if (standby_[i] != kNoClient) out.standbys.push_back({static_cast<TaskIndex>(i / standbys_per_task_), standby_[i]});
   for (std::size_t i = 0; i < warmup_.size(); ++i)
-    if (warmup_[i] != kNoClient)
-      out.warmups.push_back({static_cast<TaskIndex>(i / warmups_per_task_), warmup_[i]});
+    if (warmup_[i] != kNoClient) out.warmups.push_back({static_cast<TaskIndex>(i / warmups_per_task_), warmup_[i]});
   for (auto* list : {&out.actives, &out.standbys, &out.warmups}) group_by_client(*list, threads_.size());
   out.probing_rebalance = out.probing_rebalance || !out.warmups.empty();
   return out;

@@ -15,10 +15,7 @@ LoadQueue::LoadQueue(std::vector<std::uint32_t> threads, std::vector<std::uint32
 
 LoadQueue::LoadQueue(std::vector<std::uint32_t> threads, std::vector<std::uint32_t> counts,
                      std::vector<std::uint64_t> tie_keys)
-    : threads_(std::move(threads)),
-      counts_(std::move(counts)),
-      tie_keys_(std::move(tie_keys)),
-      order_(ByLoad{this}) {
+    : threads_(std::move(threads)), counts_(std::move(counts)), tie_keys_(std::move(tie_keys)), order_(ByLoad{this}) {
   if (tie_keys_.empty()) tie_keys_.assign(threads_.size(), 0);
   if (counts_.size() != threads_.size() || tie_keys_.size() != threads_.size())
     throw std::invalid_argument("LoadQueue: threads, counts and tie keys need one entry per client");
@@ -131,7 +128,8 @@ class LeastLoadedHeap {
   struct Later {
     const LeastLoadedHeap* heap;
     bool operator()(ClientIndex a, ClientIndex b) const noexcept {
-      const int cmp = compare_load(heap->counts_[a], heap->draft_.threads(a), heap->counts_[b], heap->draft_.threads(b));
+      const int cmp =
+          compare_load(heap->counts_[a], heap->draft_.threads(a), heap->counts_[b], heap->draft_.threads(b));
       return cmp != 0 ? cmp > 0 : a > b;
     }
   };

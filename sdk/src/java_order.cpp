@@ -22,7 +22,7 @@ std::size_t table_size_for(std::size_t c) noexcept {
   return n;
 }
 
-constexpr std::size_t kTreeifyAfterPut = 8;  // putVal: a bin that had 8 entries gets a 9th
+constexpr std::size_t kTreeifyAfterPut = 8;      // putVal: a bin that had 8 entries gets a 9th
 constexpr std::size_t kTreeifyAfterCompute = 7;  // computeIfAbsent: a bin that had 7 gets an 8th
 constexpr std::size_t kMinTreeifyCapacity = 64;
 
@@ -76,8 +76,8 @@ int compare_subtopology_ids_as_strings(std::int32_t a, std::int32_t b) noexcept 
   char x[16], y[16];
   const auto ex = std::to_chars(x, x + sizeof x, a).ptr;
   const auto ey = std::to_chars(y, y + sizeof y, b).ptr;
-  const int c = std::string_view(x, static_cast<std::size_t>(ex - x)).compare(
-      std::string_view(y, static_cast<std::size_t>(ey - y)));
+  const int c = std::string_view(x, static_cast<std::size_t>(ex - x))
+                    .compare(std::string_view(y, static_cast<std::size_t>(ey - y)));
   return c < 0 ? -1 : (c > 0 ? 1 : 0);
 }
 
@@ -113,8 +113,10 @@ void JavaHashOrder::resize() {
 
 void JavaHashOrder::grew_bin(std::size_t bin_size_before, std::size_t limit) {
   if (bin_size_before < limit) return;
-  if (bins_ < kMinTreeifyCapacity) resize();
-  else treeified_ = true;
+  if (bins_ < kMinTreeifyCapacity)
+    resize();
+  else
+    treeified_ = true;
 }
 
 void JavaHashOrder::put(std::uint32_t key, std::int32_t hash) {
@@ -171,8 +173,9 @@ std::vector<std::uint32_t> JavaHashOrder::order() const {
     std::size_t first = 0;
     for (std::size_t b = 0; b < bins_; ++b) {
       const std::size_t last = at[b];
-      if (last - first > 1) std::sort(sorted.begin() + static_cast<std::ptrdiff_t>(first),
-                                      sorted.begin() + static_cast<std::ptrdiff_t>(last), by_sequence);
+      if (last - first > 1)
+        std::sort(sorted.begin() + static_cast<std::ptrdiff_t>(first),
+                  sorted.begin() + static_cast<std::ptrdiff_t>(last), by_sequence);
       first = last;
     }
     live.swap(sorted);

@@ -19,10 +19,14 @@ std::optional<JavaUuid> parse_uuid(std::string_view text) noexcept {
       continue;
     }
     unsigned v = 0;
-    if (c >= '0' && c <= '9') v = static_cast<unsigned>(c - '0');
-    else if (c >= 'a' && c <= 'f') v = static_cast<unsigned>(c - 'a' + 10);
-    else if (c >= 'A' && c <= 'F') v = static_cast<unsigned>(c - 'A' + 10);
-    else return std::nullopt;
+    if (c >= '0' && c <= '9')
+      v = static_cast<unsigned>(c - '0');
+    else if (c >= 'a' && c <= 'f')
+      v = static_cast<unsigned>(c - 'a' + 10);
+    else if (c >= 'A' && c <= 'F')
+      v = static_cast<unsigned>(c - 'A' + 10);
+    else
+      return std::nullopt;
     std::uint64_t& half = halves[digits < 16 ? 0 : 1];
     half = (half << 4) | v;
     ++digits;

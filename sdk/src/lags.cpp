@@ -28,7 +28,7 @@ LagModel::LagModel(const Cluster& cluster, const AssignmentSettings& settings)
   auto is_explicit = [&](TaskIndex t, std::int64_t sum) {
     if (!stateful_[t]) return false;
     if (sum == kRunningOffsetSum) return true;
-    if (!end_offsets_known_) return false;  // unknown, same as the default
+    if (!end_offsets_known_) return false;             // unknown, same as the default
     return sum >= 0 && sum <= end_sum_[t] && sum > 0;  // a lag strictly below the end-offset sum
   };
   for (ClientIndex c = 0; c < client_count_; ++c) {
@@ -37,11 +37,11 @@ LagModel::LagModel(const Cluster& cluster, const AssignmentSettings& settings)
       if (task.stateful && report.sum != kRunningOffsetSum && end_offsets_known_ &&
           (report.sum < 0 || report.sum > end_sum_[report.task])) {
         LagWarning w{report.task, c, report.sum, end_sum_[report.task], {}};
-        w.message = "client '" + cluster.clients[c].id + "' reports offset sum " +
-                    std::to_string(report.sum) + " for task " + to_string(task.id) +
-                    (report.sum < 0 ? " (negative)" : " above its end-offset sum " +
-                                                          std::to_string(end_sum_[report.task])) +
-                    ": its local state is suspect; treating it as a restore from scratch";
+        w.message =
+            "client '" + cluster.clients[c].id + "' reports offset sum " + std::to_string(report.sum) + " for task " +
+            to_string(task.id) +
+            (report.sum < 0 ? " (negative)" : " above its end-offset sum " + std::to_string(end_sum_[report.task])) +
+            ": its local state is suspect; treating it as a restore from scratch";
         log(LogLevel::warn, w.message);
         warnings_.push_back(std::move(w));
       }
@@ -55,8 +55,7 @@ LagModel::LagModel(const Cluster& cluster, const AssignmentSettings& settings)
   for (ClientIndex c = 0; c < client_count_; ++c) {
     for (const auto& report : cluster.clients[c].offset_sums) {
       if (!is_explicit(report.task, report.sum)) continue;
-      const Lag lag = report.sum == kRunningOffsetSum ? Lag::running()
-                                                      : Lag::known(end_sum_[report.task] - report.sum);
+      const Lag lag = report.sum == kRunningOffsetSum ? Lag::running() : Lag::known(end_sum_[report.task] - report.sum);
       by_client_[fill[report.task]++] = Entry{c, lag};
     }
   }

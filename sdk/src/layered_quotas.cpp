@@ -127,7 +127,8 @@ StickyQuotaResult place_actives_sticky(const Cluster& cluster, const LagModel& l
   struct ByLoad {
     const AssignmentDraft* draft;
     bool operator()(ClientIndex a, ClientIndex b) const noexcept {
-      const int cmp = compare_load(draft->active_count(a), draft->threads(a), draft->active_count(b), draft->threads(b));
+      const int cmp =
+          compare_load(draft->active_count(a), draft->threads(a), draft->active_count(b), draft->threads(b));
       return cmp != 0 ? cmp < 0 : a < b;
     }
   };
@@ -156,7 +157,7 @@ StickyQuotaResult place_actives_sticky(const Cluster& cluster, const LagModel& l
     } else {
       ++result.to_least_loaded;
     }
-    if (c == kNoClient) continue;  // every client holds a copy of it: the caller placed those
+    if (c == kNoClient) continue;                        // every client holds a copy of it: the caller placed those
     for (auto& [layers, set] : with_room) set.erase(c);  // before its load changes
     everyone.erase(c);
     place(t, c);

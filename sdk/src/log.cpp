@@ -51,8 +51,10 @@ bool log_enabled(LogLevel level) noexcept {
 void log(LogLevel level, std::string_view message) noexcept {
   if (!log_enabled(level)) return;
   const LogSink sink = g_sink.load(std::memory_order_acquire);
-  if (sink != nullptr) sink(level, message);
-  else to_stderr(level, message);
+  if (sink != nullptr)
+    sink(level, message);
+  else
+    to_stderr(level, message);
 }
 
 void set_log_sink(LogSink sink) noexcept { g_sink.store(sink, std::memory_order_release); }

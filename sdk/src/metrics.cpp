@@ -27,9 +27,8 @@ double spread(const std::vector<std::uint32_t>& counts, const Cluster& cluster) 
 
 }  // namespace
 
-Metrics compute_metrics(const Cluster& cluster, const AssignmentSettings& settings,
-                        const LagModel& lags, const Assignment& assignment,
-                        const ThreadDistribution* threads) {
+Metrics compute_metrics(const Cluster& cluster, const AssignmentSettings& settings, const LagModel& lags,
+                        const Assignment& assignment, const ThreadDistribution* threads) {
   Metrics m;
   if (threads != nullptr) m.thread_load_spread = thread_load_spread(*threads);
   if (!settings.rack_aware.tags.empty())
@@ -140,7 +139,8 @@ Metrics compute_metrics(const Cluster& cluster, const AssignmentSettings& settin
     }
     if (clients_with_actives < n_clients) lo = 0;  // some client has none of its actives
     m.max_subtopology_skew = std::max(m.max_subtopology_skew, hi - lo);
-    if (hi - lo >= 2) m.subtopology_skews.emplace_back(cluster.tasks[assignment_task_of_rank[r]].id.subtopology, hi - lo);
+    if (hi - lo >= 2)
+      m.subtopology_skews.emplace_back(cluster.tasks[assignment_task_of_rank[r]].id.subtopology, hi - lo);
     for (auto it = first; it != last; ++it) per_client[*it] = 0;
   }
   return m;

@@ -47,8 +47,7 @@ bool Cluster::has_racks() const noexcept {
 }
 
 std::optional<TaskIndex> Cluster::find_task(TaskId id) const noexcept {
-  auto it = std::lower_bound(tasks.begin(), tasks.end(), id,
-                             [](const Task& t, TaskId v) { return t.id < v; });
+  auto it = std::lower_bound(tasks.begin(), tasks.end(), id, [](const Task& t, TaskId v) { return t.id < v; });
   if (it == tasks.end() || it->id != id) return std::nullopt;
   return static_cast<TaskIndex>(it - tasks.begin());
 }
@@ -83,8 +82,7 @@ void Cluster::finalize() {
     new_index.resize(tasks.size());
     std::iota(new_index.begin(), new_index.end(), TaskIndex{0});
     std::vector<TaskIndex> order = new_index;
-    std::stable_sort(order.begin(), order.end(),
-                     [&](TaskIndex a, TaskIndex b) { return tasks[a].id < tasks[b].id; });
+    std::stable_sort(order.begin(), order.end(), [&](TaskIndex a, TaskIndex b) { return tasks[a].id < tasks[b].id; });
     std::vector<Task> sorted;
     sorted.reserve(tasks.size());
     for (TaskIndex pos = 0; pos < order.size(); ++pos) {
@@ -94,8 +92,7 @@ void Cluster::finalize() {
     tasks = std::move(sorted);
   }
   for (std::size_t i = 1; i < tasks.size(); ++i)
-    if (tasks[i - 1].id == tasks[i].id)
-      throw std::invalid_argument("duplicate task id " + to_string(tasks[i].id));
+    if (tasks[i - 1].id == tasks[i].id) throw std::invalid_argument("duplicate task id " + to_string(tasks[i].id));
 
   stateful_tasks_ = 0;
   logged_tasks_ = 0;
@@ -122,8 +119,7 @@ void Cluster::finalize() {
   if (!std::is_sorted(clients.begin(), clients.end(), client_by_id))
     std::sort(clients.begin(), clients.end(), client_by_id);
   for (std::size_t i = 1; i < clients.size(); ++i)
-    if (clients[i - 1].id == clients[i].id)
-      throw std::invalid_argument("duplicate client id " + clients[i].id);
+    if (clients[i - 1].id == clients[i].id) throw std::invalid_argument("duplicate client id " + clients[i].id);
 
   previous_owner_.assign(tasks.size(), kNoClient);
   for (ClientIndex c = 0; c < clients.size(); ++c) {
@@ -132,7 +128,8 @@ void Cluster::finalize() {
     if (client.rack != kNoRack && client.rack >= racks.size())
       throw std::invalid_argument("client " + client.id + ": rack index out of range");
     const std::size_t n_tasks = tasks.size();
-    remap_sorted(client.previous_active, new_index, n_tasks, [&] { return "client " + client.id + " previous_active"; });
+    remap_sorted(client.previous_active, new_index, n_tasks,
+                 [&] { return "client " + client.id + " previous_active"; });
     remap_sorted(client.previous_standby, new_index, n_tasks,
                  [&] { return "client " + client.id + " previous_standby"; });
     for (auto& thread : client.threads_history) {

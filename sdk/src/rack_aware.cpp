@@ -65,8 +65,7 @@ bool in_active_set(const Task& task, const RackAwareOptions& options) {
 }  // namespace
 
 RackAwareCosts rack_aware_costs(const RackAwareSettings& settings, RackAwareCosts defaults) noexcept {
-  return {settings.traffic_cost.value_or(defaults.traffic),
-          settings.non_overlap_cost.value_or(defaults.non_overlap)};
+  return {settings.traffic_cost.value_or(defaults.traffic), settings.non_overlap_cost.value_or(defaults.non_overlap)};
 }
 
 namespace {
@@ -222,8 +221,8 @@ class Optimiser {
 
   std::uint32_t sub_of(TaskIndex t) {
     if (!balance_) return 0;
-    auto [it, inserted] = sub_index_.emplace(cluster_.tasks[t].id.subtopology,
-                                             static_cast<std::uint32_t>(sub_index_.size()));
+    auto [it, inserted] =
+        sub_index_.emplace(cluster_.tasks[t].id.subtopology, static_cast<std::uint32_t>(sub_index_.size()));
     return it->second;
   }
 
@@ -282,9 +281,7 @@ class Optimiser {
   }
 
   // Every client counts as caught up on t: really, or because the pass ignores lags.
-  bool everyone_caught_up(TaskIndex t) const {
-    return !options_.respect_lags || lags_.everyone_caught_up(t);
-  }
+  bool everyone_caught_up(TaskIndex t) const { return !options_.respect_lags || lags_.everyone_caught_up(t); }
 
   static void sort_unique(std::vector<ClientIndex>& v) {
     std::sort(v.begin(), v.end());
@@ -330,8 +327,7 @@ class Optimiser {
       const std::uint32_t g = group_for(t, c);
       std::erase_if(excluded, [&](ClientIndex d) { return g != 0 && group_of_[d] != g; });
       const Lag worst = lags_.end_offsets_known() ? Lag::known(task.end_offset_sum) : Lag::unknown();
-      if (!stateful || everyone_caught_up(t) ||
-          (lags_.caught_up_count(t) == 0 && !less_lag(lags_.lag(t, c), worst))) {
+      if (!stateful || everyone_caught_up(t) || (lags_.caught_up_count(t) == 0 && !less_lag(lags_.lag(t, c), worst))) {
         // Any client qualifies: stateless, everyone caught up, or nobody caught up and c has the
         // default (largest) lag.
         push_unit(t, g, self, kAllExcept, excluded);
@@ -375,7 +371,8 @@ class Optimiser {
         // among the rest. The two sets of destinations are disjoint: no client gets two copies.
         fresh.clear();
         stale.clear();
-        for (std::size_t x = i; x < j; ++x) (everyone || lags_.caught_up(t, holders[x]) ? fresh : stale).push_back(holders[x]);
+        for (std::size_t x = i; x < j; ++x)
+          (everyone || lags_.caught_up(t, holders[x]) ? fresh : stale).push_back(holders[x]);
         caught_up_in_group.clear();
         if (!everyone)
           for (ClientIndex d : lags_.caught_up_clients(t))
@@ -478,8 +475,8 @@ class Optimiser {
 
   std::uint32_t add_arc(std::uint32_t from, std::uint32_t to, std::int64_t capacity, std::int64_t base_cost,
                         bool moving) {
-    const Graph::Arc a = graph_.addArc(graph_.nodeFromId(static_cast<int>(from)),
-                                       graph_.nodeFromId(static_cast<int>(to)));
+    const Graph::Arc a =
+        graph_.addArc(graph_.nodeFromId(static_cast<int>(from)), graph_.nodeFromId(static_cast<int>(to)));
     capacity_.push_back(capacity);
     base_cost_.push_back(base_cost);
     moving_.push_back(moving ? 1 : 0);
@@ -519,8 +516,9 @@ class Optimiser {
   std::uint32_t hub(std::uint32_t group, std::uint32_t sub, RackIndex rack, std::uint32_t b) {
     auto [it, inserted] = hubs_.emplace(std::array<std::uint32_t, 4>{group, sub, rack, b}, kNone);
     if (inserted) {
-      const auto& members = b == kNone ? std::span<const ClientIndex>(by_group_rack_[std::size_t{group} * n_racks_ + rack])
-                                       : block(group, rack, b);
+      const auto& members = b == kNone
+                                ? std::span<const ClientIndex>(by_group_rack_[std::size_t{group} * n_racks_ + rack])
+                                : block(group, rack, b);
       std::uint32_t node = kNone;
       for (ClientIndex d : members) {
         if (count_[d] == 0) continue;
@@ -529,7 +527,8 @@ class Optimiser {
           node = add_node(0);
           hub_node_.push_back(node);
         }
-        hub_arcs_.push_back({it->second, d, add_arc(node, endpoint(sub, d), static_cast<std::int64_t>(placements_), 0, false)});
+        hub_arcs_.push_back(
+            {it->second, d, add_arc(node, endpoint(sub, d), static_cast<std::int64_t>(placements_), 0, false)});
       }
     }
     return it->second;
@@ -601,9 +600,9 @@ class Optimiser {
   // arcs cost (max cost + 1) x nodes) fit in 64 bits; without room for the scaling, plain costs.
   void choose_costs() {
     bool overflow = false;
-    const std::int64_t max_base = checked_add(
-        checked_mul(options_.costs.traffic, std::int64_t{max_signature_}, overflow), options_.costs.non_overlap,
-        overflow);
+    const std::int64_t max_base =
+        checked_add(checked_mul(options_.costs.traffic, std::int64_t{max_signature_}, overflow),
+                    options_.costs.non_overlap, overflow);
     const auto nodes = static_cast<std::int64_t>(supply_.size()) + 1;
     const auto total = static_cast<std::int64_t>(placements_);
     auto fits = [&](std::int64_t max_cost, bool o) {
@@ -647,8 +646,10 @@ class Optimiser {
     for (const ClassArc& a : class_arcs_) {
       const std::int64_t f = flow(a.arc);
       if (f == 0) continue;
-      if (a.via_hub) into_hub[a.target].push_back({a.cls, f});
-      else to[a.cls].push_back({a.target, f});
+      if (a.via_hub)
+        into_hub[a.target].push_back({a.cls, f});
+      else
+        to[a.cls].push_back({a.target, f});
     }
     for (const HubArc& a : hub_arcs_) {
       const std::int64_t f = flow(a.arc);
@@ -847,8 +848,8 @@ RackAwareResult optimize_rack_aware(const Cluster& cluster, const LagModel& lags
   return result;
 }
 
-RackAwarePasses apply_rack_awareness(const Cluster& cluster, const AssignmentSettings& settings,
-                                     const LagModel& lags, AssignmentDraft& draft, RackAwareCosts defaults) {
+RackAwarePasses apply_rack_awareness(const Cluster& cluster, const AssignmentSettings& settings, const LagModel& lags,
+                                     AssignmentDraft& draft, RackAwareCosts defaults) {
   RackAwarePasses passes;
   if (settings.rack_aware.strategy == RackAwareStrategy::none) return passes;
   RackAwareOptions options;

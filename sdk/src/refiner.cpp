@@ -11,8 +11,8 @@ namespace {
 // Has `client` reported offsets for `task` (state on disk, in any role)?
 bool has_state(const Client& client, TaskIndex task) noexcept {
   const auto& sums = client.offset_sums;
-  const auto it = std::lower_bound(sums.begin(), sums.end(), task,
-                                   [](const OffsetSum& s, TaskIndex t) { return s.task < t; });
+  const auto it =
+      std::lower_bound(sums.begin(), sums.end(), task, [](const OffsetSum& s, TaskIndex t) { return s.task < t; });
   return it != sums.end() && it->task == task;
 }
 

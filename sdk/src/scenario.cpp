@@ -32,9 +32,9 @@ enum Phase : std::uint64_t {
   kThreadsPhase = 7,  // only with a range of threads: one thread count per client
 };
 
-constexpr std::uint64_t kSmallLag = 5'000;        // standby and restarted state: lag in [0, 5000]
-constexpr std::uint64_t kFarLagMin = 10'001;      // one standby in ten is beyond the default
-constexpr std::uint64_t kFarLagMax = 50'000;      // acceptable_recovery_lag (10000)
+constexpr std::uint64_t kSmallLag = 5'000;    // standby and restarted state: lag in [0, 5000]
+constexpr std::uint64_t kFarLagMin = 10'001;  // one standby in ten is beyond the default
+constexpr std::uint64_t kFarLagMax = 50'000;  // acceptable_recovery_lag (10000)
 constexpr std::uint64_t kFarLagOneIn = 10;
 
 // round(count * fraction), half up, in IEEE-754 binary64 (the same in every language): the product
@@ -46,9 +46,7 @@ std::uint32_t rounded_share(std::uint32_t count, double fraction) {
 }
 
 // Item i of n is chosen when floor((i + 1) * k / n) > floor(i * k / n): exactly k of n, spread evenly.
-bool spread_pick(std::uint64_t i, std::uint64_t k, std::uint64_t n) {
-  return (i + 1) * k / n > i * k / n;
-}
+bool spread_pick(std::uint64_t i, std::uint64_t k, std::uint64_t n) { return (i + 1) * k / n > i * k / n; }
 
 // ~10% of n, at least one: max(1, floor((n + 5) / 10)).
 std::uint32_t tenth(std::uint32_t n) { return std::max<std::uint32_t>(1, (n + 5) / 10); }
@@ -81,7 +79,10 @@ Membership draw_membership(const ScenarioSpec& spec) {
   switch (spec.kind) {
     case ScenarioKind::fresh: return m;
     case ScenarioKind::scale_out: m.members = n - changed; break;
-    case ScenarioKind::scale_in: pool = n + changed; m.members = pool; break;
+    case ScenarioKind::scale_in:
+      pool = n + changed;
+      m.members = pool;
+      break;
     case ScenarioKind::rolling_restart: m.members = n; break;
   }
   // Fisher-Yates from the top: the first `members` entries are the previous members in slot order.
@@ -139,20 +140,23 @@ void write_history(const ScenarioSpec& spec, Cluster& cluster) {
     if (!task.stateful) continue;
     if (!task.has_logged_store) {
       // Nothing to restore from: running reports -2, the restarted client 0 (its end-offset sum).
-      if (active_runs) cluster.clients[active].offset_sums.push_back({t, kRunningOffsetSum});
-      else if (active == m.restarted) cluster.clients[active].offset_sums.push_back({t, 0});
+      if (active_runs)
+        cluster.clients[active].offset_sums.push_back({t, kRunningOffsetSum});
+      else if (active == m.restarted)
+        cluster.clients[active].offset_sums.push_back({t, 0});
       continue;
     }
     const std::uint64_t restart_lag = rng.below(kSmallLag + 1);
-    if (active_runs) cluster.clients[active].offset_sums.push_back({t, kRunningOffsetSum});
+    if (active_runs)
+      cluster.clients[active].offset_sums.push_back({t, kRunningOffsetSum});
     else if (active == m.restarted)
       cluster.clients[active].offset_sums.push_back({t, behind(task.end_offset_sum, restart_lag)});
     // The standbys of a departed client's task are caught up (the group relies on them now).
     const bool keep_close = !present(active);
     for (std::uint64_t j = 1; j <= standbys; ++j) {
       const std::uint64_t far = rng.below(kFarLagOneIn);
-      const std::uint64_t lag = far == 0 && !keep_close ? rng.between(kFarLagMin, kFarLagMax)
-                                                        : rng.below(kSmallLag + 1);
+      const std::uint64_t lag =
+          far == 0 && !keep_close ? rng.between(kFarLagMin, kFarLagMax) : rng.below(kSmallLag + 1);
       const std::uint32_t holder = m.slot[(t + j) % m.members];
       if (!present(holder)) continue;
       Client& client = cluster.clients[holder];
@@ -203,8 +207,8 @@ void validate(const ScenarioSpec& spec) {
   check_range("partitions", spec.partitions, 1, kMaxScenarioPartitions);
   const std::uint64_t tasks = std::uint64_t{spec.subtopologies} * spec.partitions;
   if (tasks > kMaxScenarioTasks)
-    throw InputError(fmt::format("scenario: subtopologies x partitions = {} tasks, more than the {} allowed",
-                                 tasks, kMaxScenarioTasks));
+    throw InputError(fmt::format("scenario: subtopologies x partitions = {} tasks, more than the {} allowed", tasks,
+                                 kMaxScenarioTasks));
   check_fraction("stateful_fraction", spec.stateful_fraction);
   check_fraction("nonlogged_fraction", spec.nonlogged_fraction);
   check_range("standbys", spec.standbys, 0, kMaxScenarioStandbys);
@@ -236,7 +240,8 @@ void validate(const ScenarioSpec& spec) {
     else
       throw InputError("scenario: new or leaving clients need --scenario scale-out or scale-in");
   }
-  if (spec.threads_max != 0) check_range("threads (the top of the range)", spec.threads_max, spec.threads, kMaxScenarioThreads);
+  if (spec.threads_max != 0)
+    check_range("threads (the top of the range)", spec.threads_max, spec.threads, kMaxScenarioThreads);
   if (spec.min_end_offset < 0 || spec.max_end_offset < spec.min_end_offset ||
       spec.max_end_offset > (std::int64_t{1} << 50))
     throw InputError(fmt::format("scenario: changelog end offsets must be a range 0 <= MIN <= MAX <= 2^50, got {}-{}",
@@ -316,8 +321,8 @@ Cluster generate_cluster(const ScenarioSpec& spec) {
   for (std::uint32_t i = 0; i < spec.clients; ++i) {
     Client& client = cluster.clients[i];
     client.id = "client-" + padded(i, width);
-    client.threads = thread_range ? static_cast<std::uint32_t>(threads.between(spec.threads, spec.threads_max))
-                                  : spec.threads;
+    client.threads =
+        thread_range ? static_cast<std::uint32_t>(threads.between(spec.threads, spec.threads_max)) : spec.threads;
     if (spec.racks > 0) client.rack = i % spec.racks;
     // The rack is the fastest digit, the tag keys the next ones: racks and tag values independent
     // (with racks 3 and zone=3, rack k is not zone k: every (rack, zone) pair before a repeat).

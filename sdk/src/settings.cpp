@@ -11,8 +11,7 @@ namespace assignor {
 namespace {
 
 [[noreturn]] void bad_value(const std::string& key, const std::string& value, const char* expected) {
-  throw ConfigError("strategy parameter '" + key + "': expected " + expected + ", got '" + value +
-                    "'");
+  throw ConfigError("strategy parameter '" + key + "': expected " + expected + ", got '" + value + "'");
 }
 
 }  // namespace
@@ -77,8 +76,10 @@ void StrategyParams::reject_unknown(const std::vector<std::string>& known) const
     if (found) continue;
     std::string message = "unknown strategy parameter '" + key + "'";
     const std::string suggestion = nearest(key, known);
-    if (!suggestion.empty()) message += "; did you mean '" + suggestion + "'?";
-    else if (known.empty()) message += "; this strategy takes no parameters";
+    if (!suggestion.empty())
+      message += "; did you mean '" + suggestion + "'?";
+    else if (known.empty())
+      message += "; this strategy takes no parameters";
     throw ConfigError(message);
   }
 }

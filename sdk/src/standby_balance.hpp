@@ -27,9 +27,8 @@ inline std::vector<std::vector<TaskIndex>> standbys_by_client(const Cluster& clu
 //   members: the group's clients ordered from least to most loaded (kept in order by loads.add);
 //   loads: count(c), threads(c), add(c, delta); held: standbys_by_client(); stuck: per client.
 template <class Members, class Loads>
-std::uint64_t balance_standbys_in_group(const Members& members, Loads& loads,
-                                        std::vector<std::vector<TaskIndex>>& held, std::vector<std::uint8_t>& stuck,
-                                        AssignmentDraft& draft) {
+std::uint64_t balance_standbys_in_group(const Members& members, Loads& loads, std::vector<std::vector<TaskIndex>>& held,
+                                        std::vector<std::uint8_t>& stuck, AssignmentDraft& draft) {
   std::uint64_t moved = 0;
   for (;;) {
     ClientIndex source = kNoClient;

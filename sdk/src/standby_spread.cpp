@@ -23,7 +23,8 @@ std::size_t rack_domains(const Cluster& cluster, std::vector<std::uint32_t>& of_
 }
 
 // Dense domain ids of the combinations of values of `keys` in use (a client lacking a key has none).
-std::size_t tag_domains(const Cluster& cluster, std::span<const std::string> keys, std::vector<std::uint32_t>& of_client) {
+std::size_t tag_domains(const Cluster& cluster, std::span<const std::string> keys,
+                        std::vector<std::uint32_t>& of_client) {
   std::map<std::vector<std::string>, std::uint32_t> ids;
   for (ClientIndex c = 0; c < cluster.client_count(); ++c) {
     std::vector<std::string> values;
@@ -46,7 +47,8 @@ void StandbyDomains::add_dimension(std::vector<std::uint32_t> of_client, std::si
   const std::size_t k = counts_.size();
   std::vector<std::uint32_t> wider(n * (k + 1));
   for (std::size_t c = 0; c < n; ++c) {
-    std::copy_n(domain_.begin() + static_cast<std::ptrdiff_t>(c * k), k, wider.begin() + static_cast<std::ptrdiff_t>(c * (k + 1)));
+    std::copy_n(domain_.begin() + static_cast<std::ptrdiff_t>(c * k), k,
+                wider.begin() + static_cast<std::ptrdiff_t>(c * (k + 1)));
     wider[c * (k + 1) + k] = of_client[c];
   }
   domain_ = std::move(wider);
@@ -80,10 +82,10 @@ StandbyDomains::StandbyDomains(const Cluster& cluster, const DomainKeys& keys) {
 }
 
 StandbyDomains StandbyDomains::of_metrics(const Cluster& cluster, const AssignmentSettings& settings) {
-  const bool any_rack = std::any_of(cluster.clients.begin(), cluster.clients.end(),
-                                    [](const Client& c) { return c.rack != kNoRack; });
-  return StandbyDomains(cluster, DomainKeys{.rack = any_rack, .tags = settings.rack_aware.tags,
-                                            .tag_match = TagMatch::all_values});
+  const bool any_rack =
+      std::any_of(cluster.clients.begin(), cluster.clients.end(), [](const Client& c) { return c.rack != kNoRack; });
+  return StandbyDomains(
+      cluster, DomainKeys{.rack = any_rack, .tags = settings.rack_aware.tags, .tag_match = TagMatch::all_values});
 }
 
 bool StandbyDomains::shares_with_copies(const AssignmentDraft& draft, TaskIndex t, ClientIndex c) const noexcept {

@@ -80,8 +80,7 @@ class BalancedQuota {
 };
 
 // Kafka's least-loaded order: lower count per thread, then more threads, then client index.
-bool less_loaded(ClientIndex a, std::uint64_t count_a, ClientIndex b, std::uint64_t count_b,
-                 const Cluster& cluster) {
+bool less_loaded(ClientIndex a, std::uint64_t count_a, ClientIndex b, std::uint64_t count_b, const Cluster& cluster) {
   const std::uint64_t ta = cluster.clients[a].threads;
   const std::uint64_t tb = cluster.clients[b].threads;
   const int cmp = compare_load(count_a, ta, count_b, tb);
@@ -115,9 +114,8 @@ class CapacityFirstQueue {
     std::uint64_t best_cost = 0;
     std::uint32_t scored = 0;
     for (const ClientIndex rank : queue_) {
-      if (first_rank != kNoClient &&
-          compare_load(queue_.count(rank), threads_of_rank_[rank], queue_.count(first_rank),
-                       threads_of_rank_[first_rank]) != 0)
+      if (first_rank != kNoClient && compare_load(queue_.count(rank), threads_of_rank_[rank], queue_.count(first_rank),
+                                                  threads_of_rank_[first_rank]) != 0)
         break;
       const ClientIndex c = client_of_rank_[rank];
       if (!eligible(c)) continue;
@@ -204,8 +202,7 @@ void holders_of(const AssignmentDraft& draft, TaskIndex t, std::vector<ClientInd
 
 }  // namespace
 
-StickyActivesResult place_sticky_actives(const Cluster& cluster, AssignmentDraft& draft,
-                                         const StickyOptions& options) {
+StickyActivesResult place_sticky_actives(const Cluster& cluster, AssignmentDraft& draft, const StickyOptions& options) {
   StickyActivesResult result;
   const std::size_t n = cluster.client_count();
   if (n == 0) return result;
@@ -220,8 +217,7 @@ StickyActivesResult place_sticky_actives(const Cluster& cluster, AssignmentDraft
   for (const bool stateful : {true, false}) {
     for (TaskIndex t = 0; t < cluster.task_count(); ++t) {
       const ClientIndex owner = previous[t];
-      if (owner == kNoClient || draft.active(t) != kNoClient || cluster.tasks[t].stateful != stateful)
-        continue;
+      if (owner == kNoClient || draft.active(t) != kNoClient || cluster.tasks[t].stateful != stateful) continue;
       if (options.preserve_previous_actives || quota.has_room(owner, draft.active_count(owner))) {
         claim(t, owner);
         ++result.kept_previous;
@@ -236,8 +232,7 @@ StickyActivesResult place_sticky_actives(const Cluster& cluster, AssignmentDraft
     ClientIndex best = kNoClient;
     for (ClientIndex c : standby_holders.of(t)) {
       if (!quota.has_room(c, draft.active_count(c))) continue;
-      if (best == kNoClient || less_loaded(c, draft.active_count(c), best, draft.active_count(best), cluster))
-        best = c;
+      if (best == kNoClient || less_loaded(c, draft.active_count(c), best, draft.active_count(best), cluster)) best = c;
     }
     if (best != kNoClient) {
       claim(t, best);
@@ -254,8 +249,8 @@ StickyActivesResult place_sticky_actives(const Cluster& cluster, AssignmentDraft
   CapacityFirstQueue queue(cluster, active_counts(draft));
   for (TaskIndex t = 0; t < cluster.task_count(); ++t) {
     if (draft.active(t) != kNoClient) continue;
-    const ClientIndex c = queue.pick([](ClientIndex) { return true; },
-                                     [&](ClientIndex x) { return same_subtopology.get(key(t, x)); });
+    const ClientIndex c =
+        queue.pick([](ClientIndex) { return true; }, [&](ClientIndex x) { return same_subtopology.get(key(t, x)); });
     claim(t, c);
     queue.add(c, 1);
     same_subtopology.add(key(t, c));
@@ -317,13 +312,12 @@ std::uint64_t place_sticky_standbys_within_clients(const Cluster& cluster, Assig
     if (!cluster.tasks[t].has_logged_store) continue;
     while (draft.standby_count(t) < per_task) {
       holders_of(draft, t, holders);
-      const ClientIndex c = queue.pick(
-          [&](ClientIndex x) { return !draft.holds(t, x); },
-          [&](ClientIndex x) {
-            std::uint64_t repeated = 0;
-            for (ClientIndex h : holders) repeated += shared.get(client_pair_key(h, x));
-            return repeated;
-          });
+      const ClientIndex c = queue.pick([&](ClientIndex x) { return !draft.holds(t, x); },
+                                       [&](ClientIndex x) {
+                                         std::uint64_t repeated = 0;
+                                         for (ClientIndex h : holders) repeated += shared.get(client_pair_key(h, x));
+                                         return repeated;
+                                       });
       if (c == kNoClient) break;
       place(t, c);
       queue.add(c, 1);

@@ -17,7 +17,8 @@ SubtopologyCounts::SubtopologyCounts(const Cluster& cluster)
   if (is_dense_) dense_.assign(cells, 0);
 }
 
-SubtopologyCounts::SubtopologyCounts(const Cluster& cluster, const AssignmentDraft& draft) : SubtopologyCounts(cluster) {
+SubtopologyCounts::SubtopologyCounts(const Cluster& cluster, const AssignmentDraft& draft)
+    : SubtopologyCounts(cluster) {
   for (TaskIndex t = 0; t < cluster.task_count(); ++t)
     if (draft.active(t) != kNoClient) add(t, draft.active(t));
 }

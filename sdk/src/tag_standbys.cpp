@@ -24,8 +24,8 @@ class TagIndex {
       for (ClientIndex c = 0; c < clients_; ++c) {
         const auto& tags = cluster.clients[c].tags;
         auto it = tags.find(keys[k]);
-        auto [pos, inserted] = ids.emplace(it == tags.end() ? std::string() : it->second,
-                                           static_cast<std::uint32_t>(ids.size()));
+        auto [pos, inserted] =
+            ids.emplace(it == tags.end() ? std::string() : it->second, static_cast<std::uint32_t>(ids.size()));
         values_[std::size_t{k} * clients_ + c] = pos->second;
       }
       distinct_[k] = static_cast<std::uint32_t>(ids.size());
@@ -131,7 +131,7 @@ class UsedValues {
 
 namespace {
 std::uint64_t place_standbys_tag_aware_within_clients(const Cluster& cluster, std::span<const std::string> tag_keys,
-                                       AssignmentDraft& draft, const TagAwareStandbyOptions& options) {
+                                                      AssignmentDraft& draft, const TagAwareStandbyOptions& options) {
   const std::uint32_t k = draft.standbys_per_task();
   const std::size_t n = cluster.client_count();
   if (k == 0 || n == 0) return 0;
@@ -229,12 +229,13 @@ std::uint64_t balance_standbys_within_tags(const Cluster& cluster, std::span<con
   std::vector<std::uint8_t> stuck(n, 0);
   std::uint64_t moved = 0;
   for (std::uint32_t g = 0; g < tags.groups(); ++g)
-    if (loads.members(g).size() >= 2) moved += detail::balance_standbys_in_group(loads.members(g), loads, held, stuck, draft);
+    if (loads.members(g).size() >= 2)
+      moved += detail::balance_standbys_in_group(loads.members(g), loads, held, stuck, draft);
   return moved;
 }
 
 std::uint64_t tag_spread_shortfall(const Cluster& cluster, std::span<const std::string> tag_keys,
-                                    const Assignment& assignment) {
+                                   const Assignment& assignment) {
   if (tag_keys.empty() || cluster.client_count() == 0) return 0;
   const TagIndex tags(cluster, tag_keys);
   // Copies per task: the active first, then the standbys.

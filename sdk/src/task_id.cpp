@@ -36,8 +36,6 @@ std::optional<TaskId> parse_task_id(std::string_view text) noexcept {
   return id;
 }
 
-std::string to_string(TaskId id) {
-  return std::to_string(id.subtopology) + "_" + std::to_string(id.partition);
-}
+std::string to_string(TaskId id) { return std::to_string(id.subtopology) + "_" + std::to_string(id.partition); }
 
 }  // namespace assignor

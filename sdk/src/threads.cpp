@@ -95,9 +95,12 @@ struct ClientPlan {
 
     auto put = [&](std::size_t i, std::size_t th) {
       ThreadTasks& thread = threads[th];
-      if (kind != Kind::copy) thread.active.push_back(items[i].task);
-      else if (items[i].warmup) thread.warmup.push_back(items[i].task);
-      else thread.standby.push_back(items[i].task);
+      if (kind != Kind::copy)
+        thread.active.push_back(items[i].task);
+      else if (items[i].warmup)
+        thread.warmup.push_back(items[i].task);
+      else
+        thread.standby.push_back(items[i].task);
       done[i] = 1;
     };
 
@@ -203,8 +206,10 @@ ThreadDistribution threads_as_placed(const Cluster& cluster, const Assignment& a
     ++role;
   }
   for (std::size_t c = 0; c < n; ++c)
-    std::sort(items.begin() + static_cast<std::ptrdiff_t>(start[c]), items.begin() + static_cast<std::ptrdiff_t>(start[c + 1]),
-              [](const Placed& a, const Placed& b) { return a.thread != b.thread ? a.thread < b.thread : a.task < b.task; });
+    std::sort(items.begin() + static_cast<std::ptrdiff_t>(start[c]),
+              items.begin() + static_cast<std::ptrdiff_t>(start[c + 1]), [](const Placed& a, const Placed& b) {
+                return a.thread != b.thread ? a.thread < b.thread : a.task < b.task;
+              });
   for (ClientIndex c = 0; c < n; ++c) out.clients[c].thread_count = cluster.clients[c].threads;
   std::vector<std::string> names;
   for (std::size_t i = 0; i < items.size();) {
@@ -224,16 +229,17 @@ ThreadDistribution threads_as_placed(const Cluster& cluster, const Assignment& a
 
 }  // namespace
 
-ThreadDistribution distribute_over_threads(const Cluster& cluster, const LagModel& lags,
-                                           const Assignment& assignment) {
+ThreadDistribution distribute_over_threads(const Cluster& cluster, const LagModel& lags, const Assignment& assignment) {
   if (names_threads(assignment)) return threads_as_placed(cluster, assignment);
   const std::size_t n = cluster.client_count();
   ThreadDistribution out;
   out.clients.resize(n);
   // The assignment by client: stateful actives, standbys, warmups, stateless actives.
   const auto all = [](const Placement&) { return true; };
-  const Grouped stateful = group(assignment.actives, n, [&](const Placement& p) { return cluster.tasks[p.task].stateful; });
-  const Grouped stateless = group(assignment.actives, n, [&](const Placement& p) { return !cluster.tasks[p.task].stateful; });
+  const Grouped stateful =
+      group(assignment.actives, n, [&](const Placement& p) { return cluster.tasks[p.task].stateful; });
+  const Grouped stateless =
+      group(assignment.actives, n, [&](const Placement& p) { return !cluster.tasks[p.task].stateful; });
   const Grouped standby = group(assignment.standbys, n, all);
   const Grouped warmup = group(assignment.warmups, n, all);
 
@@ -257,10 +263,12 @@ ThreadDistribution distribute_over_threads(const Cluster& cluster, const LagMode
     scratch.any_previous = false;
     for (std::uint32_t th = 0; th < history.size(); ++th) {
       // A task listed on two threads goes back to the first of them.
-      for (TaskIndex t : history[th].previous_active) scratch.previous_thread[t] = std::min(scratch.previous_thread[t], th);
-      for (TaskIndex t : history[th].previous_standby) scratch.previous_thread[t] = std::min(scratch.previous_thread[t], th);
-      scratch.any_previous = scratch.any_previous || !history[th].previous_active.empty() ||
-                             !history[th].previous_standby.empty();
+      for (TaskIndex t : history[th].previous_active)
+        scratch.previous_thread[t] = std::min(scratch.previous_thread[t], th);
+      for (TaskIndex t : history[th].previous_standby)
+        scratch.previous_thread[t] = std::min(scratch.previous_thread[t], th);
+      scratch.any_previous =
+          scratch.any_previous || !history[th].previous_active.empty() || !history[th].previous_standby.empty();
     }
     ClientPlan plan{lags, c, scratch};
     plan.place(stateful.of(c), Kind::stateful_active);

@@ -1,7 +1,7 @@
 #include "assignor/validation.hpp"
 
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 
 #include "assignor/lags.hpp"
 
@@ -64,9 +64,9 @@ std::vector<ValidationError> validate(const Cluster& cluster, const AssignmentSe
         continue;
       }
       if (p.client >= n_clients) {
-        errors.push_back({ValidationErrorKind::unknown_client, p.task, p.client,
-                          fmt::format("task {}: {} on unknown client index {}", task_name(p.task),
-                                      role_name(role), p.client)});
+        errors.push_back(
+            {ValidationErrorKind::unknown_client, p.task, p.client,
+             fmt::format("task {}: {} on unknown client index {}", task_name(p.task), role_name(role), p.client)});
         continue;
       }
       unsorted.push_back({p.task, p.client, role});
@@ -84,11 +84,11 @@ std::vector<ValidationError> validate(const Cluster& cluster, const AssignmentSe
       if (p.thread == kAnyThread) continue;
       ++named;
       if (p.client < n_clients && p.task < n_tasks && p.thread >= cluster.clients[p.client].threads)
-        errors.push_back({ValidationErrorKind::thread_assignment, p.task, p.client,
-                          fmt::format("task {} is placed on thread {} of client {}, which has {} thread{}",
-                                      task_name(p.task), p.thread, client_name(p.client),
-                                      cluster.clients[p.client].threads,
-                                      cluster.clients[p.client].threads == 1 ? "" : "s")});
+        errors.push_back(
+            {ValidationErrorKind::thread_assignment, p.task, p.client,
+             fmt::format("task {} is placed on thread {} of client {}, which has {} thread{}", task_name(p.task),
+                         p.thread, client_name(p.client), cluster.clients[p.client].threads,
+                         cluster.clients[p.client].threads == 1 ? "" : "s")});
     }
   }
   if (named != 0 && named != placements)
@@ -107,8 +107,9 @@ std::vector<ValidationError> validate(const Cluster& cluster, const AssignmentSe
     for (const Held& h : unsorted) held[next[h.task]++] = h;
   }
   for (std::size_t t = 0; t < n_tasks; ++t)
-    std::sort(held.begin() + static_cast<std::ptrdiff_t>(start[t]), held.begin() + static_cast<std::ptrdiff_t>(start[t + 1]),
-              [](const Held& a, const Held& b) { return a.client != b.client ? a.client < b.client : a.role < b.role; });
+    std::sort(
+        held.begin() + static_cast<std::ptrdiff_t>(start[t]), held.begin() + static_cast<std::ptrdiff_t>(start[t + 1]),
+        [](const Held& a, const Held& b) { return a.client != b.client ? a.client < b.client : a.role < b.role; });
 
   std::size_t i = 0;
   std::vector<ClientIndex> active_clients;
@@ -127,21 +128,20 @@ std::vector<ValidationError> validate(const Cluster& cluster, const AssignmentSe
         if (h.role == Role::standby) ++standbys;
         if (!task.has_logged_store) {
           errors.push_back({ValidationErrorKind::invalid_standby, t, h.client,
-                            fmt::format("task {} has no logged store but has a {} on client {}",
-                                        task_name(t), role_name(h.role), client_name(h.client))});
+                            fmt::format("task {} has no logged store but has a {} on client {}", task_name(t),
+                                        role_name(h.role), client_name(h.client))});
         }
       }
       // Same client as the previous entry of this task: a duplicate or a second role.
       if (i > first && held[i - 1].client == h.client) {
         if (held[i - 1].role == h.role && h.role != Role::active) {
           errors.push_back({ValidationErrorKind::duplicate_standby, t, h.client,
-                            fmt::format("task {}: {} listed twice on client {}", task_name(t),
-                                        role_name(h.role), client_name(h.client))});
+                            fmt::format("task {}: {} listed twice on client {}", task_name(t), role_name(h.role),
+                                        client_name(h.client))});
         } else if (held[i - 1].role != h.role) {
           errors.push_back({ValidationErrorKind::two_roles_on_one_client, t, h.client,
                             fmt::format("task {}: client {} holds it as {} and as {}", task_name(t),
-                                        client_name(h.client), role_name(held[i - 1].role),
-                                        role_name(h.role))});
+                                        client_name(h.client), role_name(held[i - 1].role), role_name(h.role))});
         }
       }
     }
@@ -152,23 +152,21 @@ std::vector<ValidationError> validate(const Cluster& cluster, const AssignmentSe
       std::string names;
       for (ClientIndex c : active_clients) names += (names.empty() ? "" : ", ") + client_name(c);
       errors.push_back({ValidationErrorKind::active_assigned_multiple_times, t, active_clients[1],
-                        fmt::format("task {} is active {} times (clients {})", task_name(t), actives,
-                                    names)});
+                        fmt::format("task {} is active {} times (clients {})", task_name(t), actives, names)});
     }
     if (task.has_logged_store && standbys > settings.num_standby_replicas) {
       errors.push_back({ValidationErrorKind::standby_budget_exceeded, t, kNoClient,
-                        fmt::format("task {} has {} standbys, num_standby_replicas is {}",
-                                    task_name(t), standbys, settings.num_standby_replicas)});
+                        fmt::format("task {} has {} standbys, num_standby_replicas is {}", task_name(t), standbys,
+                                    settings.num_standby_replicas)});
     }
   }
 
   std::size_t warmups = 0;
   for (const auto& h : held) warmups += h.role == Role::warmup ? 1 : 0;
   if (warmups > settings.max_warmup_replicas) {
-    errors.push_back({ValidationErrorKind::warmup_budget_exceeded, static_cast<TaskIndex>(-1),
-                      kNoClient,
-                      fmt::format("{} warmups placed, max_warmup_replicas is {}", warmups,
-                                  settings.max_warmup_replicas)});
+    errors.push_back(
+        {ValidationErrorKind::warmup_budget_exceeded, static_cast<TaskIndex>(-1), kNoClient,
+         fmt::format("{} warmups placed, max_warmup_replicas is {}", warmups, settings.max_warmup_replicas)});
   }
   // A warmup is a move in progress: only a probing rebalance lets it take the active over.
   if (warmups > 0 && !assignment.probing_rebalance) {

@@ -30,8 +30,8 @@ ClientIndex least_loaded(const AssignmentDraft& draft, const Cost& cost_of, Task
       } else if (cost != best_cost) {
         if (cost > best_cost) continue;
       } else {
-        const int cmp = compare_load(draft.total_count(c), draft.threads(c), draft.total_count(best),
-                                     draft.threads(best));
+        const int cmp =
+            compare_load(draft.total_count(c), draft.threads(c), draft.total_count(best), draft.threads(best));
         if (cmp > 0 || (cmp == 0 && c > best)) continue;
       }
     }
@@ -62,15 +62,13 @@ ClientIndex most_caught_up_ahead_of(const LagModel& lags, TaskIndex t, ClientInd
 
 }  // namespace
 
-WarmupPlan plan_warmups(const Cluster& cluster, const AssignmentSettings& settings,
-                        const LagModel& lags, AssignmentDraft& draft,
-                        const WarmupPlanOptions& options) {
+WarmupPlan plan_warmups(const Cluster& cluster, const AssignmentSettings& settings, const LagModel& lags,
+                        AssignmentDraft& draft, const WarmupPlanOptions& options) {
   WarmupPlan plan;
   const StandbyDomains* domains = options.standby_domains;
   const Cost& standby_cost = options.standby_cost ? options.standby_cost : options.candidate_cost;
-  std::uint32_t budget = settings.max_warmup_replicas > draft.warmup_total()
-                             ? settings.max_warmup_replicas - draft.warmup_total()
-                             : 0;
+  std::uint32_t budget =
+      settings.max_warmup_replicas > draft.warmup_total() ? settings.max_warmup_replicas - draft.warmup_total() : 0;
   auto take_warmup = [&](TaskIndex t, ClientIndex c) {
     if (budget == 0 || !cluster.tasks[t].has_logged_store) return;
     --budget;
@@ -117,9 +115,8 @@ WarmupPlan plan_warmups(const Cluster& cluster, const AssignmentSettings& settin
     }
     const auto caught_up = lags.caught_up_clients(t);
     // a. A caught-up standby holder swaps roles with the target: no warmup spent.
-    ClientIndex source = least_loaded(draft, options.candidate_cost, t, caught_up, [&](ClientIndex c) {
-      return draft.role(t, c) == Role::standby;
-    });
+    ClientIndex source = least_loaded(draft, options.candidate_cost, t, caught_up,
+                                      [&](ClientIndex c) { return draft.role(t, c) == Role::standby; });
     if (source != kNoClient) {
       draft.swap_roles(t, source, target);
       ++plan.active_movements;
@@ -134,12 +131,14 @@ WarmupPlan plan_warmups(const Cluster& cluster, const AssignmentSettings& settin
         if (s != kNoClient && domains->colocated(s, c)) return 1;
       return 0;
     };
-    source = least_loaded(draft, options.candidate_cost, t, caught_up, [&](ClientIndex c) { return !draft.holds(t, c); },
-                          beside_standbys);
+    source = least_loaded(
+        draft, options.candidate_cost, t, caught_up, [&](ClientIndex c) { return !draft.holds(t, c); },
+        beside_standbys);
     if (source == kNoClient) {
       // A caught-up client holding a warmup (placed earlier) can take the active too.
-      source = least_loaded(draft, options.candidate_cost, t, caught_up,
-                            [&](ClientIndex c) { return draft.role(t, c) == Role::warmup; }, beside_standbys);
+      source = least_loaded(
+          draft, options.candidate_cost, t, caught_up, [&](ClientIndex c) { return draft.role(t, c) == Role::warmup; },
+          beside_standbys);
       if (source != kNoClient) draft.remove_warmup(t, source);
     }
     if (source == kNoClient) {
@@ -180,7 +179,8 @@ WarmupPlan plan_warmups(const Cluster& cluster, const AssignmentSettings& settin
       };
       if (lags.caught_up(t, holder)) {
         // Caught up but beside the running active: to a caught-up client of another domain, if any.
-        if (domains == nullptr || draft.active(t) == kNoClient || !domains->colocated(draft.active(t), holder)) continue;
+        if (domains == nullptr || draft.active(t) == kNoClient || !domains->colocated(draft.active(t), holder))
+          continue;
         const ClientIndex to = least_loaded(draft, standby_cost, t, lags.caught_up_clients(t),
                                             [&](ClientIndex c) { return !draft.holds(t, c) && apart(c) == 0; });
         if (to == kNoClient) continue;

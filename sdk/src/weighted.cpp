@@ -6,9 +6,7 @@
 #include <set>
 #include <utility>
 
-
 namespace assignor {
-
 
 WeightedLoadQueue::WeightedLoadQueue(std::vector<std::uint32_t> threads, std::vector<double> weights)
     : threads_(std::move(threads)), weights_(std::move(weights)), order_(ByWeightLoad{this}) {

@@ -26,15 +26,17 @@ int g_property_runs = 0;
 
 }  // namespace
 
-ASSIGNOR_PLUGIN(assignor::FunctionStrategy<sticky_balanced>,
-                "kit_selftest", "1.0.0", "sticky packing, for the kit's own test", 0)
+ASSIGNOR_PLUGIN(assignor::FunctionStrategy<sticky_balanced>, "kit_selftest", "1.0.0",
+                "sticky packing, for the kit's own test", 0)
 
 int main(int argc, char** argv) {
   std::vector<char*> args;
   bool failing = false;
   for (int i = 0; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--failing-property") == 0) failing = true;
-    else args.push_back(argv[i]);
+    if (std::strcmp(argv[i], "--failing-property") == 0)
+      failing = true;
+    else
+      args.push_back(argv[i]);
   }
   conformance::Suite suite(this_plugin());
   // Every client within one active task per thread of every other (the sticky quota promises it

@@ -23,7 +23,8 @@ TaskIndex task(const Cluster& c, const std::string& id) { return *c.find_task(*p
 
 std::vector<std::pair<std::string, std::int64_t>> sums(const Cluster& c, const std::string& client) {
   std::vector<std::pair<std::string, std::int64_t>> out;
-  for (const OffsetSum& s : c.clients[idx(c, client)].offset_sums) out.emplace_back(to_string(c.tasks[s.task].id), s.sum);
+  for (const OffsetSum& s : c.clients[idx(c, client)].offset_sums)
+    out.emplace_back(to_string(c.tasks[s.task].id), s.sum);
   return out;
 }
 
@@ -47,13 +48,20 @@ TEST(KitRoundModel, NextRoundIsWhatTheGroupReportsAfterFullCatchUp) {
                       .stateless("1_0")
                       .nonlogged("2_0")
                       .end_offsets_unknown()
-                      .client("a", 2).previous_active({"0_0", "1_0"}).offsets({{"0_0", -2}})
-                      .client("b").previous_standby({"0_0"}).offsets({{"0_0", 60}})
-                      .client("c").offsets({{"0_0", -2}})
-                      .client("d").offsets({{"0_0", 30}})
+                      .client("a", 2)
+                      .previous_active({"0_0", "1_0"})
+                      .offsets({{"0_0", -2}})
+                      .client("b")
+                      .previous_standby({"0_0"})
+                      .offsets({{"0_0", 60}})
+                      .client("c")
+                      .offsets({{"0_0", -2}})
+                      .client("d")
+                      .offsets({{"0_0", 30}})
                       .build();
   Assignment a;
-  a.actives = {{task(state, "0_0"), idx(state, "b")}, {task(state, "1_0"), idx(state, "a")},
+  a.actives = {{task(state, "0_0"), idx(state, "b")},
+               {task(state, "1_0"), idx(state, "a")},
                {task(state, "2_0"), idx(state, "a")}};
   a.standbys = {{task(state, "0_0"), idx(state, "a")}};
   AssignmentSettings settings;
@@ -137,8 +145,15 @@ TEST(KitClusterFile, ReadsBackAsTheSameCluster) {
                   .stateful("0_0", 1000)
                   .nonlogged("1_0")
                   .weighted("2_0", 2.5)
-                  .client("x\"y", 2).rack("r1").tag("zone", "z 1").previous_active({"0_0"}).offsets({{"0_0", -2}})
-                  .client("b").rack("r2").previous_standby({"0_0"}).offsets({{"0_0", 900}})
+                  .client("x\"y", 2)
+                  .rack("r1")
+                  .tag("zone", "z 1")
+                  .previous_active({"0_0"})
+                  .offsets({{"0_0", -2}})
+                  .client("b")
+                  .rack("r2")
+                  .previous_standby({"0_0"})
+                  .offsets({{"0_0", 900}})
                   .build();
   c.clients[idx(c, "x\"y")].threads_history = {ThreadHistory{"t-main", {task(c, "0_0")}, {}}};
   const Cluster back = host::parse_cluster(conformance::cluster_json(c), "kit.json");

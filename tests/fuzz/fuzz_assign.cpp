@@ -74,7 +74,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     try {
       const assignor::host::RunOutcome out = assignor::host::run_assignment(registry(), config, cluster, plugin.name);
       const auto errors = assignor::validate(cluster, config.settings, out.report.assignment);
-      if (!errors.empty()) assignor::fuzz::fail("run_assignment returned an invalid assignment", plugin.name, errors[0].message);
+      if (!errors.empty())
+        assignor::fuzz::fail("run_assignment returned an invalid assignment", plugin.name, errors[0].message);
       const std::string json = assignor::host::assignment_json(cluster, out.report);
       if (!nlohmann::json::accept(json)) assignor::fuzz::fail("the assignment JSON does not parse", plugin.name, json);
       (void)assignor::host::to_table(cluster, out.report);

@@ -32,7 +32,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (const auto* list : {&parsed.assignment.actives, &parsed.assignment.standbys, &parsed.assignment.warmups})
       for (const auto& p : *list)
         if (p.task >= cluster().task_count() || p.client >= cluster().client_count()) std::abort();
-  } catch (const assignor::InputError&) {
-  }
+  } catch (const assignor::InputError&) {}
   return 0;
 }

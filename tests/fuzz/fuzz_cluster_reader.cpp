@@ -14,9 +14,9 @@
 #include <string>
 #include <string_view>
 
-#include "assignor/host/formats/cluster_writer.hpp"
 #include "assignor/errors.hpp"
 #include "assignor/host/formats/cluster_reader.hpp"
+#include "assignor/host/formats/cluster_writer.hpp"
 #include "assignor/scenario.hpp"
 #include "cluster_difference.hpp"
 #include "cluster_file.hpp"

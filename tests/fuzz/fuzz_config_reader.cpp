@@ -14,7 +14,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   try {
     const assignor::host::Config config = assignor::host::parse_config(text, "fuzz.yaml", "/fuzz");
     (void)config;
-  } catch (const assignor::InputError&) {
-  }
+  } catch (const assignor::InputError&) {}
   return 0;
 }

@@ -3,7 +3,6 @@
 // (replay_main.cpp, any compiler, run by ctest).
 #pragma once
 
-
 #include <cstdio>
 #include <cstdlib>
 #include <memory>

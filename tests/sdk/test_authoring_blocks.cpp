@@ -28,9 +28,18 @@ ClientIndex idx(const Cluster& c, const std::string& id) { return *c.find_client
 TEST(StandbyDomains, RacksOrTheCombinationOfTagValues) {
   const Cluster c = ClusterBuilder()
                         .stateful("0_0", 10)
-                        .client("a").rack("r1").tag("zone", "z1").tag("dc", "x")
-                        .client("b").rack("r1").tag("zone", "z1").tag("dc", "y")
-                        .client("c").rack("r2").tag("zone", "z1").tag("dc", "x")
+                        .client("a")
+                        .rack("r1")
+                        .tag("zone", "z1")
+                        .tag("dc", "x")
+                        .client("b")
+                        .rack("r1")
+                        .tag("zone", "z1")
+                        .tag("dc", "y")
+                        .client("c")
+                        .rack("r2")
+                        .tag("zone", "z1")
+                        .tag("dc", "x")
                         .client("d")  // no rack, no tags
                         .build();
   const StandbyDomains racks(c, {});
@@ -55,10 +64,14 @@ TEST(PlaceStandbysDiverse, InAnotherRackThanTheActiveBeforeLoad) {
                         .stateful("0_0", 10)
                         .stateless("1_0")
                         .stateless("1_1")
-                        .client("a").rack("r1")
-                        .client("b").rack("r1")
-                        .client("c").rack("r2")
-                        .client("d").rack("r3")
+                        .client("a")
+                        .rack("r1")
+                        .client("b")
+                        .rack("r1")
+                        .client("c")
+                        .rack("r2")
+                        .client("d")
+                        .rack("r3")
                         .build();
   AssignmentDraft d(c, 1);
   d.set_active(0, idx(c, "a"));
@@ -79,11 +92,7 @@ TEST(PlaceStandbysDiverse, InAnotherRackThanTheActiveBeforeLoad) {
 // Only the active's rack has free clients: the standby goes there (tier 3), and the count of
 // colocated standbys says so; too few clients is shortfall.
 TEST(PlaceStandbysDiverse, FallsBackToTheActivesRackAndCountsShortfall) {
-  const Cluster c = ClusterBuilder()
-                        .stateful("0_0", 10)
-                        .client("a").rack("r1")
-                        .client("b").rack("r1")
-                        .build();
+  const Cluster c = ClusterBuilder().stateful("0_0", 10).client("a").rack("r1").client("b").rack("r1").build();
   AssignmentDraft d(c, 2);  // 2 standbys on 2 clients: one cannot exist
   d.set_active(0, idx(c, "a"));
   const StandbyDomains domains(c, {});
@@ -96,10 +105,16 @@ TEST(PlaceStandbysDiverse, APreviousHolderFirstWithinTheBestTier) {
   const Cluster c = ClusterBuilder()
                         .stateful("0_0", 10)
                         .stateless("1_0")
-                        .client("a").rack("r1")
-                        .client("b").rack("r2").previous_standby({"0_0"})
-                        .client("c").rack("r2")
-                        .client("z").rack("r1").previous_standby({"0_0"})  // beside the active: not chosen
+                        .client("a")
+                        .rack("r1")
+                        .client("b")
+                        .rack("r2")
+                        .previous_standby({"0_0"})
+                        .client("c")
+                        .rack("r2")
+                        .client("z")
+                        .rack("r1")
+                        .previous_standby({"0_0"})  // beside the active: not chosen
                         .build();
   AssignmentDraft d(c, 1);
   d.set_active(0, idx(c, "a"));
@@ -125,10 +140,16 @@ TEST(WarmupsWithDomains, TheActiveThatRunsStaysOutOfItsStandbysRack) {
   const Cluster c = ClusterBuilder()
                         .stateful("0_0", 50000)
                         .stateless("1_0")
-                        .client("a").rack("r2").offsets({{"0_0", 49990}})
-                        .client("b").rack("r3").offsets({{"0_0", 49990}})
-                        .client("b2").rack("r3")
-                        .client("new").rack("r1")
+                        .client("a")
+                        .rack("r2")
+                        .offsets({{"0_0", 49990}})
+                        .client("b")
+                        .rack("r3")
+                        .offsets({{"0_0", 49990}})
+                        .client("b2")
+                        .rack("r3")
+                        .client("new")
+                        .rack("r1")
                         .build();
   AssignmentSettings s;
   const LagModel lags(c, s);
@@ -155,10 +176,18 @@ TEST(WarmupsWithDomains, TheActiveThatRunsStaysOutOfItsStandbysRack) {
 TEST(WarmupsWithDomains, StandbysMoveOutOfTheRunningActivesRack) {
   const Cluster c = ClusterBuilder()
                         .stateful("0_0", 50000)
-                        .client("run").rack("r1").previous_active({"0_0"}).offsets({{"0_0", -2}})
-                        .client("near").rack("r1").offsets({{"0_0", 49990}})
-                        .client("far").rack("r2").offsets({{"0_0", 49990}})
-                        .client("cold").rack("r3")
+                        .client("run")
+                        .rack("r1")
+                        .previous_active({"0_0"})
+                        .offsets({{"0_0", -2}})
+                        .client("near")
+                        .rack("r1")
+                        .offsets({{"0_0", 49990}})
+                        .client("far")
+                        .rack("r2")
+                        .offsets({{"0_0", 49990}})
+                        .client("cold")
+                        .rack("r3")
                         .build();
   AssignmentSettings s;
   const LagModel lags(c, s);
@@ -196,9 +225,13 @@ TEST(WarmupsWithDomains, StandbysMoveOutOfTheRunningActivesRack) {
 TEST(WarmupsWithDomains, StandbyCostPricesStandbyMovesApart) {
   const Cluster c = ClusterBuilder()
                         .stateful("0_0", 50000)
-                        .client("run").previous_active({"0_0"}).offsets({{"0_0", -2}})
-                        .client("x").offsets({{"0_0", 49990}})
-                        .client("y").offsets({{"0_0", 49990}})
+                        .client("run")
+                        .previous_active({"0_0"})
+                        .offsets({{"0_0", -2}})
+                        .client("x")
+                        .offsets({{"0_0", 49990}})
+                        .client("y")
+                        .offsets({{"0_0", 49990}})
                         .client("cold")
                         .build();
   AssignmentSettings s;
@@ -224,7 +257,8 @@ TEST(WarmupsWithDomains, StandbyCostPricesStandbyMovesApart) {
 // ---- warmup_slots ----------------------------------------------------------------------------------
 
 TEST(AssignmentDraft, WarmupSlotsNameTheWarmupHolders) {
-  const Cluster c = ClusterBuilder().stateful("0_0", 10).stateful("0_1", 10).client("a").client("b").client("w").build();
+  const Cluster c =
+      ClusterBuilder().stateful("0_0", 10).stateful("0_1", 10).client("a").client("b").client("w").build();
   AssignmentDraft d(c, 1);
   d.set_active(0, idx(c, "a"));
   d.add_warmup(0, idx(c, "w"));
@@ -239,9 +273,13 @@ TEST(AssignmentDraft, WarmupSlotsNameTheWarmupHolders) {
 
 TEST(SubtopologyCounts, CountsFollowTheDraftAndUpdates) {
   const Cluster c = ClusterBuilder()
-                        .stateless("0_0").stateless("0_1").stateless("0_2")
-                        .stateless("7_0").stateless("7_1")
-                        .client("a").client("b")
+                        .stateless("0_0")
+                        .stateless("0_1")
+                        .stateless("0_2")
+                        .stateless("7_0")
+                        .stateless("7_1")
+                        .client("a")
+                        .client("b")
                         .build();
   AssignmentDraft d(c, 0);
   d.set_active(0, idx(c, "a"));
@@ -283,9 +321,18 @@ TEST(SubtopologyCounts, ManySubtopologiesTimesManyClientsStillAnswer) {
 // each, 'd' has nothing. The four stateless tasks of sub-topology 1, worked out by hand below.
 TEST(FillByTotalLoad, LeastTotalLoadThenFewestOfTheSubtopologyThenIndex) {
   const Cluster c = ClusterBuilder()
-                        .stateful("0_0", 10).stateful("0_1", 10).stateful("0_2", 10).stateful("0_3", 10)
-                        .stateless("1_0").stateless("1_1").stateless("1_2").stateless("1_3")
-                        .client("a").client("b").client("c").client("d")
+                        .stateful("0_0", 10)
+                        .stateful("0_1", 10)
+                        .stateful("0_2", 10)
+                        .stateful("0_3", 10)
+                        .stateless("1_0")
+                        .stateless("1_1")
+                        .stateless("1_2")
+                        .stateless("1_3")
+                        .client("a")
+                        .client("b")
+                        .client("c")
+                        .client("d")
                         .build();
   AssignmentDraft d(c, 1);
   d.set_active(0, idx(c, "a"));
@@ -308,8 +355,12 @@ TEST(FillByTotalLoad, LeastTotalLoadThenFewestOfTheSubtopologyThenIndex) {
 // alone it would go to 'a'); then 2_2 to 'a', now the less loaded.
 TEST(FillByTotalLoad, EqualLoadsGoToTheClientWithFewestOfTheSubtopology) {
   const Cluster c = ClusterBuilder()
-                        .stateful("2_0", 10).stateless("2_1").stateless("2_2").stateful("3_0", 10)
-                        .client("a").client("b")
+                        .stateful("2_0", 10)
+                        .stateless("2_1")
+                        .stateless("2_2")
+                        .stateful("3_0", 10)
+                        .client("a")
+                        .client("b")
                         .build();
   AssignmentDraft d(c, 0);
   d.set_active(0, idx(c, "a"));
@@ -351,10 +402,15 @@ namespace {
 // sub-topology 9: 2 on 'b', 0 on 'a' (skew 2). The detail lists 0 and 9, by id.
 TEST(MetricsDetail, SubtopologySkewsNameTheSkewedSubtopologies) {
   const Cluster c = ClusterBuilder()
-                        .stateless("0_0").stateless("0_1").stateless("0_2")
-                        .stateless("5_0").stateless("5_1")
-                        .stateless("9_0").stateless("9_1")
-                        .client("a").client("b")
+                        .stateless("0_0")
+                        .stateless("0_1")
+                        .stateless("0_2")
+                        .stateless("5_0")
+                        .stateless("5_1")
+                        .stateless("9_0")
+                        .stateless("9_1")
+                        .client("a")
+                        .client("b")
                         .build();
   Assignment a;
   const ClientIndex ca = idx(c, "a"), cb = idx(c, "b");

@@ -70,7 +70,7 @@ TEST(LoadQueue, TieKeysOrderEquallyLoadedClientsBeforeTheIndex) {
   q.set_tie_key(1, 9);
   EXPECT_EQ(q.least(), 2u);
   EXPECT_EQ(q.tie_key(1), 9u);
-  q.add(2, 1);                                   // the load still comes first: 1.5
+  q.add(2, 1);  // the load still comes first: 1.5
   EXPECT_EQ(q.least(), 0u);
   std::vector<ClientIndex> order(q.begin(), q.end());
   EXPECT_THAT(order, ElementsAre(0, 1, 2));
@@ -80,8 +80,12 @@ TEST(LoadQueue, TieKeysOrderEquallyLoadedClientsBeforeTheIndex) {
 
 TEST(Standbys, LeastLoadedClientsWithoutTheTask) {
   const Cluster c = ClusterBuilder()
-                        .stateful("0_0", 10).stateful("0_1", 10).stateless("1_0")
-                        .client("a").client("b").client("c")
+                        .stateful("0_0", 10)
+                        .stateful("0_1", 10)
+                        .stateless("1_0")
+                        .client("a")
+                        .client("b")
+                        .client("c")
                         .build();
   AssignmentDraft d(c, 1);
   d.set_active(0, 0);
@@ -102,8 +106,12 @@ TEST(Standbys, ShortfallWhenTooFewClients) {
 
 TEST(Stateless, FillToLowestActiveLoadPerThread) {
   const Cluster c = ClusterBuilder()
-                        .stateless("0_0").stateless("0_1").stateless("0_2").stateless("0_3")
-                        .client("a", 1).client("b", 3)
+                        .stateless("0_0")
+                        .stateless("0_1")
+                        .stateless("0_2")
+                        .stateless("0_3")
+                        .client("a", 1)
+                        .client("b", 3)
                         .build();
   AssignmentDraft d(c, 0);
   fill_stateless_by_active_load(c, d);
@@ -116,10 +124,16 @@ TEST(Stateless, StickyFillKeepsPreviousOwnersWithinTheirShare) {
   // and gets the stateful 0_0 first, so it keeps one stateless task; b ran 1_3 and keeps it; the
   // rest go by active load.
   const Cluster c = ClusterBuilder()
-                        .stateful("0_0", 10).stateful("0_1", 10)
-                        .stateless("1_0").stateless("1_1").stateless("1_2").stateless("1_3")
-                        .client("a").previous_active({"1_0", "1_1", "1_2"})
-                        .client("b").previous_active({"1_3"})
+                        .stateful("0_0", 10)
+                        .stateful("0_1", 10)
+                        .stateless("1_0")
+                        .stateless("1_1")
+                        .stateless("1_2")
+                        .stateless("1_3")
+                        .client("a")
+                        .previous_active({"1_0", "1_1", "1_2"})
+                        .client("b")
+                        .previous_active({"1_3"})
                         .client("c")
                         .build();
   AssignmentDraft d(c, 0);
@@ -134,11 +148,8 @@ TEST(Stateless, StickyFillKeepsPreviousOwnersWithinTheirShare) {
 }
 
 TEST(Stateless, StickyFillLeavesPlacedTasksAndGoneOwnersAlone) {
-  const Cluster c = ClusterBuilder()
-                        .stateless("1_0").stateless("1_1")
-                        .client("a", 2)
-                        .client("b", 2).previous_active({"1_1"})
-                        .build();
+  const Cluster c =
+      ClusterBuilder().stateless("1_0").stateless("1_1").client("a", 2).client("b", 2).previous_active({"1_1"}).build();
   AssignmentDraft d(c, 0);
   d.set_active(1, 0);  // the strategy already placed 1_1 on a: it stays there
   EXPECT_EQ(fill_stateless_sticky(c, d), 0u);

@@ -109,9 +109,12 @@ TEST(JavaOrder, HashMapIterationOrdersAreJavas) {
                                         : JavaHashOrder::with_capacity(std::stoul(ctor.substr(4)));
     for (const auto& op : ops) {
       const std::string kind = op.substr(0, 3), key = op.substr(4);
-      if (kind == "put") m.put(id_of(key), key_hash(key));
-      else if (kind == "cia") m.compute_if_absent(id_of(key), key_hash(key));
-      else m.remove(id_of(key));
+      if (kind == "put")
+        m.put(id_of(key), key_hash(key));
+      else if (kind == "cia")
+        m.compute_if_absent(id_of(key), key_hash(key));
+      else
+        m.remove(id_of(key));
     }
     std::vector<std::string> got;
     for (std::uint32_t k : m.order()) got.push_back(names[k]);

@@ -50,8 +50,9 @@ TEST(KafkaIdentity, APackingSeesTheClientsInKafkasOrderAndItsAnswerMapsBack) {
   // A packing that deals tasks round-robin over the clients in the order it is given them.
   ClusterBuilder b;
   b.stateless("0_0").stateless("0_1").stateless("0_2");
-  b.client("10000000-0000-0000-0000-000000000000").client("90000000-0000-0000-0000-000000000000").client(
-      "f0000000-0000-0000-0000-000000000000");
+  b.client("10000000-0000-0000-0000-000000000000")
+      .client("90000000-0000-0000-0000-000000000000")
+      .client("f0000000-0000-0000-0000-000000000000");
   const Cluster c = b.build();
   const AssignmentSettings settings;
   const LagModel lags(c, settings);

@@ -25,8 +25,10 @@ std::vector<std::string> ranked_ids(const Cluster& c, const LagModel& lags, cons
 TEST(Lags, RunningSentinelIsCaughtUpAndRankedFirst) {
   const Cluster c = ClusterBuilder()
                         .stateful("0_0", 50000)
-                        .client("a").offsets({{"0_0", 49999}})
-                        .client("b").offsets({{"0_0", -2}})
+                        .client("a")
+                        .offsets({{"0_0", 49999}})
+                        .client("b")
+                        .offsets({{"0_0", -2}})
                         .build();
   const LagModel lags(c, AssignmentSettings{});
   EXPECT_EQ(lags.lag(0, idx(c, "b")), Lag::running());
@@ -89,8 +91,10 @@ TEST(Lags, UnknownEndOffsetsGiveADistinctUnknownStateThatNeverSortsAhead) {
   const Cluster c = ClusterBuilder()
                         .stateful("0_0", 1000)
                         .end_offsets_unknown()
-                        .client("a").offsets({{"0_0", 999}})
-                        .client("b").offsets({{"0_0", -2}})
+                        .client("a")
+                        .offsets({{"0_0", 999}})
+                        .client("b")
+                        .offsets({{"0_0", -2}})
                         .client("c")
                         .build();
   const LagModel lags(c, AssignmentSettings{});
@@ -116,13 +120,19 @@ TEST(Lags, RankIsRunningThenCaughtUpByClientIdThenByLag) {
   s.acceptable_recovery_lag = 100;
   const Cluster c = ClusterBuilder()
                         .stateful("0_0", 10000)
-                        .client("e").offsets({{"0_0", 9950}})  // lag 50, caught up
-                        .client("d").offsets({{"0_0", 9990}})  // lag 10, caught up
-                        .client("c").offsets({{"0_0", 5000}})  // lag 5000
-                        .client("b").offsets({{"0_0", 8000}})  // lag 2000
-                        .client("a")                           // lag 10000
-                        .client("f").offsets({{"0_0", -2}})    // running
-                        .client("g").offsets({{"0_0", 8000}})  // lag 2000, tie with b
+                        .client("e")
+                        .offsets({{"0_0", 9950}})  // lag 50, caught up
+                        .client("d")
+                        .offsets({{"0_0", 9990}})  // lag 10, caught up
+                        .client("c")
+                        .offsets({{"0_0", 5000}})  // lag 5000
+                        .client("b")
+                        .offsets({{"0_0", 8000}})  // lag 2000
+                        .client("a")               // lag 10000
+                        .client("f")
+                        .offsets({{"0_0", -2}})  // running
+                        .client("g")
+                        .offsets({{"0_0", 8000}})  // lag 2000, tie with b
                         .build();
   const LagModel lags(c, s);
   EXPECT_THAT(ranked_ids(c, lags, "0_0"), ElementsAre("f", "d", "e", "b", "g", "c", "a"));
@@ -137,8 +147,10 @@ TEST(Lags, AcceptableLagBoundaryIsInclusive) {
   s.acceptable_recovery_lag = 100;
   const Cluster c = ClusterBuilder()
                         .stateful("0_0", 1000)
-                        .client("a").offsets({{"0_0", 900}})
-                        .client("b").offsets({{"0_0", 899}})
+                        .client("a")
+                        .offsets({{"0_0", 900}})
+                        .client("b")
+                        .offsets({{"0_0", 899}})
                         .build();
   const LagModel lags(c, s);
   EXPECT_TRUE(lags.caught_up(0, idx(c, "a")));
@@ -181,8 +193,10 @@ TEST(Lags, WhenEveryoneIsCaughtUpReportingClientsDoNotJumpTheQueue) {
   const Cluster c = ClusterBuilder()
                         .stateful("0_0", 5000)  // within the default 10,000
                         .client("a")
-                        .client("b").offsets({{"0_0", -2}})
-                        .client("c").offsets({{"0_0", 2500}})
+                        .client("b")
+                        .offsets({{"0_0", -2}})
+                        .client("c")
+                        .offsets({{"0_0", 2500}})
                         .client("d")
                         .build();
   const LagModel lags(c, AssignmentSettings{});
@@ -197,8 +211,10 @@ TEST(Lags, WhenEveryoneIsCaughtUpReportingClientsDoNotJumpTheQueue) {
 TEST(Lags, AnIteratorOutlivesTheRangeItCameFrom) {
   const Cluster c = ClusterBuilder()
                         .stateful("0_0", 50000)
-                        .client("a").offsets({{"0_0", 49000}})
-                        .client("b").offsets({{"0_0", -2}})
+                        .client("a")
+                        .offsets({{"0_0", 49000}})
+                        .client("b")
+                        .offsets({{"0_0", -2}})
                         .client("c")
                         .build();
   const LagModel lags(c, AssignmentSettings{});

@@ -15,15 +15,20 @@ TEST(Metrics, HandCheckedExample) {
   s.num_standby_replicas = 1;
   // a (2 threads) ran 0_0 and 0_1; b caught up on 0_1 only; c is new.
   const Cluster c = ClusterBuilder()
-                        .stateful("0_0", 5000).stateful("0_1", 5000).stateless("1_0").stateless("1_1")
-                        .client("a", 2).previous_active({"0_0", "0_1"}).offsets({{"0_0", -2}, {"0_1", -2}})
-                        .client("b", 1).offsets({{"0_1", 4950}})
+                        .stateful("0_0", 5000)
+                        .stateful("0_1", 5000)
+                        .stateless("1_0")
+                        .stateless("1_1")
+                        .client("a", 2)
+                        .previous_active({"0_0", "0_1"})
+                        .offsets({{"0_0", -2}, {"0_1", -2}})
+                        .client("b", 1)
+                        .offsets({{"0_1", 4950}})
                         .client("c", 1)
                         .build();
   const LagModel lags(c, s);
   Assignment a;
-  a.actives = {{0, 2} /*0_0 on c: cold, restoring, 5000 to restore*/, {1, 1} /*0_1 on b: caught up*/,
-               {2, 0}, {3, 0}};
+  a.actives = {{0, 2} /*0_0 on c: cold, restoring, 5000 to restore*/, {1, 1} /*0_1 on b: caught up*/, {2, 0}, {3, 0}};
   a.standbys = {{0, 0}};  // 0_1 has no standby: shortfall 1
   a.warmups = {{1, 2}};
   const Metrics m = compute_metrics(c, s, lags, a);
@@ -47,10 +52,18 @@ TEST(Metrics, StateAwareFiguresByHand) {
   s.acceptable_recovery_lag = 100;
   s.num_standby_replicas = 1;
   const Cluster c = ClusterBuilder()
-                        .stateful("0_0", 5000).stateful("0_1", 5000).nonlogged("1_0").stateless("2_0")
-                        .client("a", 2).rack("r1").offsets({{"0_0", -2}, {"0_1", -2}})
-                        .client("b", 1).rack("r1").offsets({{"0_0", 4950}, {"0_1", 3000}})
-                        .client("c", 1).rack("r2")
+                        .stateful("0_0", 5000)
+                        .stateful("0_1", 5000)
+                        .nonlogged("1_0")
+                        .stateless("2_0")
+                        .client("a", 2)
+                        .rack("r1")
+                        .offsets({{"0_0", -2}, {"0_1", -2}})
+                        .client("b", 1)
+                        .rack("r1")
+                        .offsets({{"0_0", 4950}, {"0_1", 3000}})
+                        .client("c", 1)
+                        .rack("r2")
                         .build();
   const LagModel lags(c, s);
   Assignment a;
@@ -61,7 +74,7 @@ TEST(Metrics, StateAwareFiguresByHand) {
   const Metrics m = compute_metrics(c, s, lags, a);
   // Logged actives per thread: a 2/2 = 1, b 0, c 0 (non-logged 1_0 and stateless 2_0 do not count).
   EXPECT_DOUBLE_EQ(m.stateful_load_spread, 1.0);
-  EXPECT_EQ(m.stale_standbys, 1u);                // 0_1 on c; the warmup on b is not a standby
+  EXPECT_EQ(m.stale_standbys, 1u);  // 0_1 on c; the warmup on b is not a standby
   EXPECT_EQ(m.copy_restore_offsets, 50u + 5000 + 2000);
   ASSERT_TRUE(m.colocated_standbys.has_value());  // clients have racks
   EXPECT_EQ(*m.colocated_standbys, 1u);           // 0_0's standby on b, in a's rack r1
@@ -69,8 +82,14 @@ TEST(Metrics, StateAwareFiguresByHand) {
   AssignmentSettings tagged = s;
   tagged.rack_aware.tags = {"zone"};
   const Cluster t = ClusterBuilder()
-                        .stateful("0_0", 5000).stateful("0_1", 5000)
-                        .client("a").tag("zone", "z1").client("b").tag("zone", "z1").client("c").tag("zone", "z2")
+                        .stateful("0_0", 5000)
+                        .stateful("0_1", 5000)
+                        .client("a")
+                        .tag("zone", "z1")
+                        .client("b")
+                        .tag("zone", "z1")
+                        .client("c")
+                        .tag("zone", "z2")
                         .build();
   Assignment ta;
   ta.actives = {{0, 0}, {1, 2}};

@@ -59,8 +59,18 @@ struct SixTasks {
   AssignmentDraft draft;
   SixTasks()
       : c(ClusterBuilder()
-              .stateless("0_0").stateless("0_1").stateless("0_2").stateless("0_3").stateless("0_4").stateless("0_5")
-              .client("a").rack("r1").client("b").rack("r2").client("c").rack("r3")
+              .stateless("0_0")
+              .stateless("0_1")
+              .stateless("0_2")
+              .stateless("0_3")
+              .stateless("0_4")
+              .stateless("0_5")
+              .client("a")
+              .rack("r1")
+              .client("b")
+              .rack("r2")
+              .client("c")
+              .rack("r3")
               .build()),
         draft(c, 0) {
     partitions(c, "0_0", {{"r2"}});
@@ -103,8 +113,14 @@ TEST(RackAware, CountsBindEvenWhenEveryTaskWantsTheSameRack) {
   // a (r1) holds three tasks that all live in r2; b (r2) holds one r2 task. b can take only one task,
   // and giving it one of a's would push b's own task across: no improvement, so nothing moves.
   Cluster c = ClusterBuilder()
-                  .stateless("0_0").stateless("0_1").stateless("0_2").stateless("0_3")
-                  .client("a").rack("r1").client("b").rack("r2")
+                  .stateless("0_0")
+                  .stateless("0_1")
+                  .stateless("0_2")
+                  .stateless("0_3")
+                  .client("a")
+                  .rack("r1")
+                  .client("b")
+                  .rack("r2")
                   .build();
   for (const char* t : {"0_0", "0_1", "0_2", "0_3"}) partitions(c, t, {{"r2"}});
   AssignmentDraft draft(c, 0);
@@ -127,8 +143,9 @@ TEST(RackAware, StrategyNoneOrNoRacksLeavesTheDraftAlone) {
   Cluster plain = ClusterBuilder().stateless("0_0").client("a").client("b").build();
   AssignmentDraft d(plain, 0);
   d.set_active(0, 0);
-  EXPECT_FALSE(optimize_rack_aware(plain, LagModel(plain, AssignmentSettings{}), d,
-                                   options(RackAwareTasks::stateless_actives)).applied);
+  EXPECT_FALSE(
+      optimize_rack_aware(plain, LagModel(plain, AssignmentSettings{}), d, options(RackAwareTasks::stateless_actives))
+          .applied);
   EXPECT_EQ(d.active(0), 0u);
 }
 
@@ -158,9 +175,16 @@ Cluster crossed(bool caught_up) {
   const std::int64_t far = 100000;
   const std::int64_t near = caught_up ? far - 10 : 5;
   Cluster c = ClusterBuilder()
-                  .stateful("0_0", far).stateful("0_1", far)
-                  .client("a").rack("r1").previous_active({"0_0"}).offsets({{"0_0", -2}, {"0_1", near}})
-                  .client("b").rack("r2").previous_active({"0_1"}).offsets({{"0_1", -2}, {"0_0", near}})
+                  .stateful("0_0", far)
+                  .stateful("0_1", far)
+                  .client("a")
+                  .rack("r1")
+                  .previous_active({"0_0"})
+                  .offsets({{"0_0", -2}, {"0_1", near}})
+                  .client("b")
+                  .rack("r2")
+                  .previous_active({"0_1"})
+                  .offsets({{"0_1", -2}, {"0_0", near}})
                   .build();
   partitions(c, "0_0", {{"r2"}});
   partitions(c, "0_1", {{"r1"}});
@@ -250,9 +274,9 @@ TEST(RackAware, BalanceSubtopologyBoundsEachClientsShare) {
   for (TaskIndex t = 0; t < 8; ++t) draft.set_active(t, client(c, owners[t]));
   const LagModel lags(c, AssignmentSettings{});
   AssignmentDraft balanced = draft;
-  optimize_rack_aware(c, lags, balanced,
-                      options(RackAwareTasks::stateless_actives, kStatelessRackCosts,
-                              RackAwareStrategy::balance_subtopology));
+  optimize_rack_aware(
+      c, lags, balanced,
+      options(RackAwareTasks::stateless_actives, kStatelessRackCosts, RackAwareStrategy::balance_subtopology));
   // Bound per client and sub-topology: max(ceil(count x 4 / 8), what it held before).
   std::map<std::pair<int, ClientIndex>, std::uint32_t> before, after;
   for (TaskIndex t = 0; t < 8; ++t) {
@@ -269,8 +293,14 @@ TEST(RackAware, BalanceSubtopologyBoundsEachClientsShare) {
 TEST(RackAware, StaleStandbysTradePlacesAcrossRacksAtUnchangedCounts) {
   // Two stale standbys each in the wrong rack: they trade places.
   Cluster c = ClusterBuilder()
-                  .stateful("0_0", 100000).stateful("0_1", 100000)
-                  .client("a").rack("r1").client("b").rack("r2").client("x").rack("r3")
+                  .stateful("0_0", 100000)
+                  .stateful("0_1", 100000)
+                  .client("a")
+                  .rack("r1")
+                  .client("b")
+                  .rack("r2")
+                  .client("x")
+                  .rack("r3")
                   .build();
   partitions(c, "0_0", {{"r2"}});
   partitions(c, "0_1", {{"r1"}});
@@ -290,9 +320,15 @@ TEST(RackAware, StaleStandbysTradePlacesAcrossRacksAtUnchangedCounts) {
 TEST(RackAware, CaughtUpStandbyDoesNotTradeItsStateForTraffic) {
   // As above, but a is caught up on 0_0: its copy stays (b is not caught up on 0_0).
   Cluster c = ClusterBuilder()
-                  .stateful("0_0", 100000).stateful("0_1", 100000)
-                  .client("a").rack("r1").offsets({{"0_0", 99999}})
-                  .client("b").rack("r2").client("x").rack("r3")
+                  .stateful("0_0", 100000)
+                  .stateful("0_1", 100000)
+                  .client("a")
+                  .rack("r1")
+                  .offsets({{"0_0", 99999}})
+                  .client("b")
+                  .rack("r2")
+                  .client("x")
+                  .rack("r3")
                   .build();
   partitions(c, "0_0", {{"r2"}});
   partitions(c, "0_1", {{"r1"}});
@@ -426,7 +462,8 @@ RC_GTEST_PROP(RackAwareRandom, InvariantsHoldOnEverySetAndStrategy, ()) {
             for (ClientIndex x : before.standby_slots(t)) fresh_before += x != kNoClient && lags.caught_up(t, x);
             for (ClientIndex x : after.standby_slots(t)) fresh_after += x != kNoClient && lags.caught_up(t, x);
             RC_ASSERT((fresh_after) == (fresh_before));
-          } else if (c.tasks[t].stateful == (tasks == RackAwareTasks::stateful_actives) && before.active(t) != kNoClient) {
+          } else if (c.tasks[t].stateful == (tasks == RackAwareTasks::stateful_actives) &&
+                     before.active(t) != kNoClient) {
             const ClientIndex from = before.active(t), to = after.active(t);
             traffic_before += cross(c, t, from);
             traffic_after += cross(c, t, to);
@@ -434,7 +471,7 @@ RC_GTEST_PROP(RackAwareRandom, InvariantsHoldOnEverySetAndStrategy, ()) {
             if (c.tasks[t].stateful && from != to) {
               // High availability: no less caught up than before.
               RC_ASSERT(lags.caught_up(t, to) || (!lags.caught_up(t, from) && lags.caught_up_count(t) == 0 &&
-                                                    !less_lag(lags.lag(t, from), lags.lag(t, to))));
+                                                  !less_lag(lags.lag(t, from), lags.lag(t, to))));
             }
           }
         }
@@ -461,7 +498,7 @@ RC_GTEST_PROP(RackAwareRandom, InvariantsHoldOnEverySetAndStrategy, ()) {
         RC_ASSERT((r.traffic_after) == (traffic_after));
         RC_ASSERT((r.moved) == (moved));
         RC_ASSERT((r.cost_after) == (costs.traffic * static_cast<std::int64_t>(traffic_after) +
-                                    costs.non_overlap * static_cast<std::int64_t>(moved)));
+                                     costs.non_overlap * static_cast<std::int64_t>(moved)));
         // Deterministic.
         AssignmentDraft again = before;
         optimize_rack_aware(c, lags, again, options(tasks, costs, strategy));

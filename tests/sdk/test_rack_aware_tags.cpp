@@ -26,8 +26,7 @@ Cluster grid(int zones, int clusters, int tasks, std::uint32_t threads = 1) {
   for (int z = 1; z <= zones; ++z)
     for (int k = 1; k <= clusters; ++k) b.client("z" + std::to_string(z) + "-k" + std::to_string(k), threads);
   Cluster c = b.build();
-  for (auto& client : c.clients)
-    client.tags = {{"zone", client.id.substr(0, 2)}, {"cluster", client.id.substr(3, 2)}};
+  for (auto& client : c.clients) client.tags = {{"zone", client.id.substr(0, 2)}, {"cluster", client.id.substr(3, 2)}};
   return c;
 }
 
@@ -126,10 +125,8 @@ TEST(TagAwareStandbys, TasksWithoutALoggedStoreGetNoStandbys) {
 TEST(TagAwareStandbys, PreviousHolderWinsAmongTheBestSpread) {
   // 0_0 runs in z1; z2 has b1 and b2, b2 held the standby before. Both are equally spread and
   // equally loaded: b1 wins on index, b2 with prefer_previous_holders.
-  Cluster c = ClusterBuilder()
-                  .stateful("0_0", 1000)
-                  .client("a").client("b1").client("b2").previous_standby({"0_0"})
-                  .build();
+  Cluster c =
+      ClusterBuilder().stateful("0_0", 1000).client("a").client("b1").client("b2").previous_standby({"0_0"}).build();
   c.clients[0].tags = {{"zone", "z1"}};
   c.clients[1].tags = {{"zone", "z2"}};
   c.clients[2].tags = {{"zone", "z2"}};

@@ -16,8 +16,12 @@ TaskIndex task(const Cluster& c, const std::string& id) { return *c.find_task(*p
 TEST(Refiner, AMoveToACaughtUpTargetIsGrantedAtOnce) {
   const Cluster c = ClusterBuilder()
                         .stateful("0_0", 50000)
-                        .client("a").previous_active({"0_0"}).offsets({{"0_0", -2}})
-                        .client("b").previous_standby({"0_0"}).offsets({{"0_0", 49000}})
+                        .client("a")
+                        .previous_active({"0_0"})
+                        .offsets({{"0_0", -2}})
+                        .client("b")
+                        .previous_standby({"0_0"})
+                        .offsets({{"0_0", 49000}})
                         .build();
   AssignmentSettings s;
   const LagModel lags(c, s);
@@ -34,7 +38,9 @@ TEST(Refiner, AMoveToACaughtUpTargetIsGrantedAtOnce) {
 TEST(Refiner, AMoveToAColdTargetStaysOnTheRunningOwnerWhileTheTargetWarmsUp) {
   const Cluster c = ClusterBuilder()
                         .stateful("0_0", 50000)
-                        .client("a").previous_active({"0_0"}).offsets({{"0_0", -2}})
+                        .client("a")
+                        .previous_active({"0_0"})
+                        .offsets({{"0_0", -2}})
                         .client("b")
                         .build();
   AssignmentSettings s;
@@ -57,8 +63,11 @@ TEST(Refiner, AMoveToAColdTargetStaysOnTheRunningOwnerWhileTheTargetWarmsUp) {
 TEST(Refiner, AnOwnerThatIsNotCaughtUpIsTreatedLikeAnyColdTarget) {
   const Cluster c = ClusterBuilder()
                         .stateful("0_0", 10001)
-                        .client("a").previous_active({"0_0"})
-                        .client("b").previous_standby({"0_0"}).offsets({{"0_0", 10001}})
+                        .client("a")
+                        .previous_active({"0_0"})
+                        .client("b")
+                        .previous_standby({"0_0"})
+                        .offsets({{"0_0", 10001}})
                         .build();
   AssignmentSettings s;
   s.acceptable_recovery_lag = 0;
@@ -86,7 +95,9 @@ TEST(Refiner, WithoutTheOwnerACaughtUpCopyKeepsTheTaskAndAStandbySwapsRoles) {
   const Cluster c = ClusterBuilder()
                         .stateful("0_0", 50000)
                         .client("b")
-                        .client("c").previous_standby({"0_0"}).offsets({{"0_0", 49999}})
+                        .client("c")
+                        .previous_standby({"0_0"})
+                        .offsets({{"0_0", 49999}})
                         .build();
   AssignmentSettings s;
   s.num_standby_replicas = 1;
@@ -103,11 +114,7 @@ TEST(Refiner, WithoutTheOwnerACaughtUpCopyKeepsTheTaskAndAStandbySwapsRoles) {
 }
 
 TEST(Refiner, WhenNobodyIsCaughtUpTheMoveIsGrantedCold) {
-  const Cluster c = ClusterBuilder()
-                        .stateful("0_0", 50000)
-                        .client("a").offsets({{"0_0", 100}})
-                        .client("b")
-                        .build();
+  const Cluster c = ClusterBuilder().stateful("0_0", 50000).client("a").offsets({{"0_0", 100}}).client("b").build();
   AssignmentSettings s;
   const LagModel lags(c, s);
   AssignmentDraft d(c, 0);
@@ -122,11 +129,15 @@ TEST(Refiner, WhenNobodyIsCaughtUpTheMoveIsGrantedCold) {
 // then new warmups by target load; the third is parked (stays hot, no copy, still probing).
 TEST(Refiner, TheWarmupBudgetIsGroupWideAndSpentByTier) {
   const Cluster c = ClusterBuilder()
-                        .stateful("0_0", 500000).stateful("0_1", 500000).stateful("0_2", 500000)
-                        .client("a").previous_active({"0_0", "0_1", "0_2"})
+                        .stateful("0_0", 500000)
+                        .stateful("0_1", 500000)
+                        .stateful("0_2", 500000)
+                        .client("a")
+                        .previous_active({"0_0", "0_1", "0_2"})
                         .offsets({{"0_0", -2}, {"0_1", -2}, {"0_2", -2}})
                         .client("b")
-                        .client("c").offsets({{"0_2", 1000}})  // far behind, but has started
+                        .client("c")
+                        .offsets({{"0_2", 1000}})  // far behind, but has started
                         .client("d")
                         .build();
   AssignmentSettings s;
@@ -149,8 +160,10 @@ TEST(Refiner, TheWarmupBudgetIsGroupWideAndSpentByTier) {
 
 TEST(Refiner, StatelessAndUnloggedTasksAreNeverTouched) {
   const Cluster c = ClusterBuilder()
-                        .stateless("0_0").nonlogged("1_0")
-                        .client("a").previous_active({"0_0", "1_0"})
+                        .stateless("0_0")
+                        .nonlogged("1_0")
+                        .client("a")
+                        .previous_active({"0_0", "1_0"})
                         .client("b")
                         .build();
   AssignmentSettings s;

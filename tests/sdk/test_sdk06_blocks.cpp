@@ -11,8 +11,8 @@
 #include <utility>
 
 #include "assignor/balance.hpp"
-#include "assignor/layered_quotas.hpp"
 #include "assignor/lags.hpp"
+#include "assignor/layered_quotas.hpp"
 #include "assignor/metrics.hpp"
 #include "assignor/model.hpp"
 #include "assignor/scenario.hpp"
@@ -36,12 +36,28 @@ Cluster racks_and_zones() {
       .stateless("1_0")
       .stateless("1_1")
       .stateless("1_2")
-      .client("a").rack("r1").tag("zone", "z1").tag("dc", "x")
-      .client("b").rack("r1").tag("zone", "z2").tag("dc", "x")
-      .client("c").rack("r2").tag("zone", "z1").tag("dc", "y")
-      .client("d").rack("r2").tag("zone", "z2").tag("dc", "y")
-      .client("e").tag("zone", "z3")
-      .client("f").rack("r3").tag("zone", "z3").tag("dc", "x")
+      .client("a")
+      .rack("r1")
+      .tag("zone", "z1")
+      .tag("dc", "x")
+      .client("b")
+      .rack("r1")
+      .tag("zone", "z2")
+      .tag("dc", "x")
+      .client("c")
+      .rack("r2")
+      .tag("zone", "z1")
+      .tag("dc", "y")
+      .client("d")
+      .rack("r2")
+      .tag("zone", "z2")
+      .tag("dc", "y")
+      .client("e")
+      .tag("zone", "z3")
+      .client("f")
+      .rack("r3")
+      .tag("zone", "z3")
+      .tag("dc", "x")
       .build();
 }
 
@@ -120,11 +136,21 @@ TEST(Domains, DiverseStandbysAvoidTheActivesRackAndZone) {
 // on d (neither). The SDK 0.5 metric counted by tags alone when tags were set: 1.
 TEST(Domains, TheMetricAndTheAssignmentCheckCountRackAndTags) {
   const Cluster c = ClusterBuilder()
-                        .stateful("0_0", 100).stateful("0_1", 100).stateful("0_2", 100)
-                        .client("a").rack("r1").tag("zone", "z1")
-                        .client("b").rack("r1").tag("zone", "z2")
-                        .client("c").rack("r2").tag("zone", "z1")
-                        .client("d").rack("r2").tag("zone", "z2")
+                        .stateful("0_0", 100)
+                        .stateful("0_1", 100)
+                        .stateful("0_2", 100)
+                        .client("a")
+                        .rack("r1")
+                        .tag("zone", "z1")
+                        .client("b")
+                        .rack("r1")
+                        .tag("zone", "z2")
+                        .client("c")
+                        .rack("r2")
+                        .tag("zone", "z1")
+                        .client("d")
+                        .rack("r2")
+                        .tag("zone", "z2")
                         .build();
   Assignment a;
   for (const char* t : {"0_0", "0_1", "0_2"}) a.actives.push_back({task(c, t), idx(c, "a")});
@@ -143,7 +169,8 @@ TEST(Domains, TheMetricAndTheAssignmentCheckCountRackAndTags) {
   EXPECT_EQ(colocated_standbys(domains, a), 2u);
   EXPECT_EQ(colocated_standbys(StandbyDomains(c, DomainKeys{.rack = true}), a), 1u);
   s.rack_aware.tags.clear();
-  EXPECT_EQ(compute_metrics(c, s, LagModel(c, s), a).colocated_standbys, std::optional<std::uint64_t>(1)) << "racks only";
+  EXPECT_EQ(compute_metrics(c, s, LagModel(c, s), a).colocated_standbys, std::optional<std::uint64_t>(1))
+      << "racks only";
 }
 
 // plan_warmups with both dimensions: the target 'new' must restore; x, y and w are caught up. The
@@ -153,11 +180,24 @@ TEST(Domains, PlanWarmupsKeepsTheRunningActiveOutOfItsStandbysRackAndZone) {
   const Cluster c = ClusterBuilder()
                         .stateful("0_0", 50000)
                         .stateless("1_0")
-                        .client("new").rack("r1").tag("zone", "z1")
-                        .client("s").rack("r2").tag("zone", "z3")
-                        .client("w").rack("r3").tag("zone", "z2").offsets({{"0_0", 49990}})
-                        .client("x").rack("r2").tag("zone", "z1").offsets({{"0_0", 49990}})
-                        .client("y").rack("r1").tag("zone", "z3").offsets({{"0_0", 49990}})
+                        .client("new")
+                        .rack("r1")
+                        .tag("zone", "z1")
+                        .client("s")
+                        .rack("r2")
+                        .tag("zone", "z3")
+                        .client("w")
+                        .rack("r3")
+                        .tag("zone", "z2")
+                        .offsets({{"0_0", 49990}})
+                        .client("x")
+                        .rack("r2")
+                        .tag("zone", "z1")
+                        .offsets({{"0_0", 49990}})
+                        .client("y")
+                        .rack("r1")
+                        .tag("zone", "z3")
+                        .offsets({{"0_0", 49990}})
                         .build();
   AssignmentSettings s;
   const LagModel lags(c, s);
@@ -190,11 +230,20 @@ TEST(LagRankedStandbys, TheMostCaughtUpClientOfTheTierFirst) {
                         .stateful("0_0", 500000)
                         .stateless("1_0")
                         .stateless("1_1")
-                        .client("a").rack("r1").previous_active({"0_0"}).offsets({{"0_0", -2}})
-                        .client("b").rack("r1").offsets({{"0_0", 499000}})
-                        .client("c").rack("r2").offsets({{"0_0", 300000}})
-                        .client("d").rack("r2")
-                        .client("e").rack("r3")
+                        .client("a")
+                        .rack("r1")
+                        .previous_active({"0_0"})
+                        .offsets({{"0_0", -2}})
+                        .client("b")
+                        .rack("r1")
+                        .offsets({{"0_0", 499000}})
+                        .client("c")
+                        .rack("r2")
+                        .offsets({{"0_0", 300000}})
+                        .client("d")
+                        .rack("r2")
+                        .client("e")
+                        .rack("r3")
                         .build();
   AssignmentSettings s;
   const LagModel lags(c, s);
@@ -217,9 +266,14 @@ TEST(LagRankedStandbys, AmongEquallyCaughtUpPreviousHoldersThenLoad) {
   const Cluster c = ClusterBuilder()
                         .stateful("0_0", 500000)
                         .stateless("1_0")
-                        .client("a").previous_active({"0_0"}).offsets({{"0_0", -2}})
-                        .client("x").offsets({{"0_0", 499900}})
-                        .client("y").previous_standby({"0_0"}).offsets({{"0_0", 491000}})
+                        .client("a")
+                        .previous_active({"0_0"})
+                        .offsets({{"0_0", -2}})
+                        .client("x")
+                        .offsets({{"0_0", 499900}})
+                        .client("y")
+                        .previous_standby({"0_0"})
+                        .offsets({{"0_0", 491000}})
                         .client("z")
                         .build();
   AssignmentSettings s;
@@ -228,8 +282,7 @@ TEST(LagRankedStandbys, AmongEquallyCaughtUpPreviousHoldersThenLoad) {
     AssignmentDraft d(c, 1);
     d.set_active(task(c, "0_0"), idx(c, "a"));
     d.set_active(task(c, "1_0"), idx(c, "y"));  // y busier
-    place_standbys_diverse(c, StandbyDomains(c, DomainKeys{}), d,
-                           {.prefer_previous_holders = sticky, .lags = &lags});
+    place_standbys_diverse(c, StandbyDomains(c, DomainKeys{}), d, {.prefer_previous_holders = sticky, .lags = &lags});
     return c.clients[d.standby_slots(task(c, "0_0"))[0]].id;
   };
   EXPECT_EQ(standby_of(false), "x") << "one rank: the less loaded";
@@ -242,10 +295,15 @@ TEST(LagQueries, OffsetsBehindAndHasState) {
   const Cluster c = ClusterBuilder()
                         .stateful("0_0", 1000)
                         .stateless("1_0")
-                        .client("run").previous_active({"0_0"}).offsets({{"0_0", -2}})
-                        .client("part").offsets({{"0_0", 400}})
-                        .client("empty").offsets({{"0_0", 0}})
-                        .client("suspect").offsets({{"0_0", 2000}})
+                        .client("run")
+                        .previous_active({"0_0"})
+                        .offsets({{"0_0", -2}})
+                        .client("part")
+                        .offsets({{"0_0", 400}})
+                        .client("empty")
+                        .offsets({{"0_0", 0}})
+                        .client("suspect")
+                        .offsets({{"0_0", 2000}})
                         .client("none")
                         .build();
   AssignmentSettings s;
@@ -266,8 +324,11 @@ TEST(LagQueries, OffsetsBehindAndHasState) {
   const Cluster unknown = ClusterBuilder()
                               .stateful("0_0", 1000)
                               .end_offsets_unknown()
-                              .client("run").previous_active({"0_0"}).offsets({{"0_0", -2}})
-                              .client("part").offsets({{"0_0", 400}})
+                              .client("run")
+                              .previous_active({"0_0"})
+                              .offsets({{"0_0", -2}})
+                              .client("part")
+                              .offsets({{"0_0", 400}})
                               .build();
   const LagModel u(unknown, s);
   EXPECT_EQ(u.offsets_behind(0, idx(unknown, "run")), std::optional<std::int64_t>(0));
@@ -289,12 +350,21 @@ TEST(LagQueries, OffsetsBehindAndHasState) {
 //          index); 1_2 to c.
 TEST(StickyQuotas, OwnersThenCaughtUpThenLeastLoadedUnderTwoLayers) {
   const Cluster c = ClusterBuilder()
-                        .stateful("0_0", 50000).stateful("0_1", 50000).stateful("0_2", 50000)
-                        .stateful("0_3", 50000).stateful("0_4", 50000).stateful("0_5", 50000)
-                        .nonlogged("1_0").nonlogged("1_1").nonlogged("1_2")
-                        .client("a").previous_active({"0_0", "0_1", "0_2", "0_3", "1_0", "1_1"})
-                            .offsets({{"0_0", -2}, {"0_1", -2}, {"0_2", -2}, {"0_3", -2}})
-                        .client("b").previous_active({"0_4"}).offsets({{"0_4", -2}, {"0_2", 49000}})
+                        .stateful("0_0", 50000)
+                        .stateful("0_1", 50000)
+                        .stateful("0_2", 50000)
+                        .stateful("0_3", 50000)
+                        .stateful("0_4", 50000)
+                        .stateful("0_5", 50000)
+                        .nonlogged("1_0")
+                        .nonlogged("1_1")
+                        .nonlogged("1_2")
+                        .client("a")
+                        .previous_active({"0_0", "0_1", "0_2", "0_3", "1_0", "1_1"})
+                        .offsets({{"0_0", -2}, {"0_1", -2}, {"0_2", -2}, {"0_3", -2}})
+                        .client("b")
+                        .previous_active({"0_4"})
+                        .offsets({{"0_4", -2}, {"0_2", 49000}})
                         .client("c")
                         .build();
   AssignmentSettings s;
@@ -313,9 +383,9 @@ TEST(StickyQuotas, OwnersThenCaughtUpThenLeastLoadedUnderTwoLayers) {
   EXPECT_EQ(r.to_caught_up, 1u);
   EXPECT_EQ(r.to_least_loaded, 4u);
   EXPECT_EQ(r.over_quota, 0u);
-  const std::vector<std::pair<const char*, const char*>> want = {
-      {"0_0", "a"}, {"0_1", "a"}, {"1_0", "a"}, {"0_2", "b"}, {"0_4", "b"},
-      {"1_1", "b"}, {"0_3", "c"}, {"0_5", "c"}, {"1_2", "c"}};
+  const std::vector<std::pair<const char*, const char*>> want = {{"0_0", "a"}, {"0_1", "a"}, {"1_0", "a"},
+                                                                 {"0_2", "b"}, {"0_4", "b"}, {"1_1", "b"},
+                                                                 {"0_3", "c"}, {"0_5", "c"}, {"1_2", "c"}};
   for (const auto& [t, k] : want) EXPECT_EQ(c.clients[d.active(task(c, t))].id, k) << t;
   EXPECT_EQ(quotas.used(0, idx(c, "c")), 2u);
   EXPECT_EQ(quotas.used(1, idx(c, "b")), 3u);
@@ -326,9 +396,15 @@ TEST(StickyQuotas, OwnersThenCaughtUpThenLeastLoadedUnderTwoLayers) {
 // the lower index a would get it and a task would move.
 TEST(StickyQuotas, TheRemainderStaysWithTheClientThatHeldIt) {
   const Cluster c = ClusterBuilder()
-                        .stateful("0_0", 50000).stateful("0_1", 50000).stateful("0_2", 50000)
-                        .client("a").previous_active({"0_0"}).offsets({{"0_0", -2}})
-                        .client("b").previous_active({"0_1", "0_2"}).offsets({{"0_1", -2}, {"0_2", -2}})
+                        .stateful("0_0", 50000)
+                        .stateful("0_1", 50000)
+                        .stateful("0_2", 50000)
+                        .client("a")
+                        .previous_active({"0_0"})
+                        .offsets({{"0_0", -2}})
+                        .client("b")
+                        .previous_active({"0_1", "0_2"})
+                        .offsets({{"0_1", -2}, {"0_2", -2}})
                         .build();
   LayeredQuotas quotas = LayeredQuotas::by_state(c);
   EXPECT_EQ(quotas.quota(0, idx(c, "a")), 1u);
@@ -362,10 +438,14 @@ TEST(StickyQuotas, OverQuotaWhenNoClientHasRoom) {
 //   0_1 has moved: nothing moves again when it does.
 TEST(StatelessAgainstTarget, PlacesWhereTheTasksWillStay) {
   const Cluster c = ClusterBuilder()
-                        .stateful("0_0", 50000).stateful("0_1", 50000)
-                        .stateless("1_0").stateless("1_1")
-                        .client("a").previous_active({"0_0", "0_1"})
-                        .client("b").previous_active({"1_0", "1_1"})
+                        .stateful("0_0", 50000)
+                        .stateful("0_1", 50000)
+                        .stateless("1_0")
+                        .stateless("1_1")
+                        .client("a")
+                        .previous_active({"0_0", "0_1"})
+                        .client("b")
+                        .previous_active({"1_0", "1_1"})
                         .build();
   const std::vector<std::uint32_t> target{1, 1};
   auto staged = [&]() {

@@ -16,7 +16,8 @@ using ::testing::IsEmpty;
 TaskIndex tidx(const Cluster& c, const std::string& id) { return *c.find_task(*parse_task_id(id)); }
 
 // Adds per-thread history to the only client of a built cluster.
-void history(Cluster& c, std::vector<std::tuple<std::string, std::vector<std::string>, std::vector<std::string>>> threads) {
+void history(Cluster& c,
+             std::vector<std::tuple<std::string, std::vector<std::string>, std::vector<std::string>>> threads) {
   for (auto& [name, active, standby] : threads) {
     ThreadHistory h;
     h.name = name;
@@ -33,10 +34,8 @@ std::vector<std::string> names(const Cluster& c, const std::vector<TaskIndex>& t
 }
 
 TEST(Threads, StatefulActivesGoBackToTheirPreviousThread) {
-  Cluster c = ClusterBuilder()
-                  .stateful("0_0", 10).stateful("0_1", 10)
-                  .client("a", 2).previous_active({"0_0", "0_1"})
-                  .build();
+  Cluster c =
+      ClusterBuilder().stateful("0_0", 10).stateful("0_1", 10).client("a", 2).previous_active({"0_0", "0_1"}).build();
   history(c, {{"t-x", {"0_1"}, {}}, {"t-y", {"0_0"}, {}}});
   Assignment a;
   a.actives = {{0, 0}, {1, 0}};
@@ -52,8 +51,11 @@ TEST(Threads, AStrategyThatNamesTheThreadsGetsItsSplitAsIs) {
   // Placement::thread (a KIP-1071 strategy's member choice) wins over the SDK's distribution, which
   // would put 0_0 back on t-y and spread the rest.
   Cluster c = ClusterBuilder()
-                  .stateful("0_0", 10).stateful("0_1", 10).stateless("1_0")
-                  .client("a", 3).previous_active({"0_0", "0_1"})
+                  .stateful("0_0", 10)
+                  .stateful("0_1", 10)
+                  .stateless("1_0")
+                  .client("a", 3)
+                  .previous_active({"0_0", "0_1"})
                   .build();
   history(c, {{"t-x", {"0_1"}, {}}, {"t-y", {"0_0"}, {}}});
   Assignment a;
@@ -72,8 +74,12 @@ TEST(Threads, AStrategyThatNamesTheThreadsGetsItsSplitAsIs) {
 TEST(Threads, PreviousThreadKeepsItsLeastLaggingTasksUpToTheMinimum) {
   // t0 held all four tasks; with two threads it keeps two: the two it is most caught up on.
   Cluster c = ClusterBuilder()
-                  .stateful("0_0", 1000).stateful("0_1", 1000).stateful("0_2", 1000).stateful("0_3", 1000)
-                  .client("a", 2).previous_active({"0_0", "0_1", "0_2", "0_3"})
+                  .stateful("0_0", 1000)
+                  .stateful("0_1", 1000)
+                  .stateful("0_2", 1000)
+                  .stateful("0_3", 1000)
+                  .client("a", 2)
+                  .previous_active({"0_0", "0_1", "0_2", "0_3"})
                   .offsets({{"0_0", 100}, {"0_1", 990}, {"0_2", 500}, {"0_3", 999}})
                   .build();
   history(c, {{"t0", {"0_0", "0_1", "0_2", "0_3"}, {}}});
@@ -87,10 +93,17 @@ TEST(Threads, PreviousThreadKeepsItsLeastLaggingTasksUpToTheMinimum) {
 
 TEST(Threads, CountsStayWithinOneAcrossActivesStandbysAndStateless) {
   Cluster c = ClusterBuilder()
-                  .stateful("0_0", 10).stateful("0_1", 10).stateful("0_2", 10).stateful("0_3", 10)
-                  .stateful("1_0", 10).stateful("1_1", 10).stateful("1_2", 10)
-                  .stateless("2_0").stateless("2_1")
-                  .client("a", 3).client("b", 1)
+                  .stateful("0_0", 10)
+                  .stateful("0_1", 10)
+                  .stateful("0_2", 10)
+                  .stateful("0_3", 10)
+                  .stateful("1_0", 10)
+                  .stateful("1_1", 10)
+                  .stateful("1_2", 10)
+                  .stateless("2_0")
+                  .stateless("2_1")
+                  .client("a", 3)
+                  .client("b", 1)
                   .build();
   Assignment a;
   for (TaskIndex t = 0; t < 4; ++t) a.actives.push_back({t, 0});  // 4 stateful actives on a
@@ -111,10 +124,7 @@ TEST(Threads, CountsStayWithinOneAcrossActivesStandbysAndStateless) {
 }
 
 TEST(Threads, StatelessTasksIgnoreHistory) {
-  Cluster c = ClusterBuilder()
-                  .stateless("0_0").stateless("0_1")
-                  .client("a", 2).previous_active({"0_0", "0_1"})
-                  .build();
+  Cluster c = ClusterBuilder().stateless("0_0").stateless("0_1").client("a", 2).previous_active({"0_0", "0_1"}).build();
   history(c, {{"t0", {"0_0", "0_1"}, {}}});
   Assignment a;
   a.actives = {{0, 0}, {1, 0}};
@@ -125,8 +135,10 @@ TEST(Threads, StatelessTasksIgnoreHistory) {
 
 TEST(Threads, StandbysReturnToTheirThreadAndWarmupsAreKeptApart) {
   Cluster c = ClusterBuilder()
-                  .stateful("0_0", 10).stateful("0_1", 10)
-                  .client("a", 2).previous_standby({"0_1"})
+                  .stateful("0_0", 10)
+                  .stateful("0_1", 10)
+                  .client("a", 2)
+                  .previous_standby({"0_1"})
                   .client("b", 1)
                   .build();
   history(c, {{"t0", {}, {}}, {"t1", {}, {"0_1"}}});
@@ -154,8 +166,10 @@ TEST(Threads, RandomAssignmentsAreWithinOneAndComplete) {
     ClusterBuilder b;
     const int n_tasks = 1 + static_cast<int>(rng() % 30);
     for (int t = 0; t < n_tasks; ++t) {
-      if (rng() % 3 == 0) b.stateless("0_" + std::to_string(t));
-      else b.stateful("0_" + std::to_string(t), 100);
+      if (rng() % 3 == 0)
+        b.stateless("0_" + std::to_string(t));
+      else
+        b.stateful("0_" + std::to_string(t), 100);
     }
     b.client("a", 1 + static_cast<std::uint32_t>(rng() % 6)).client("b", 1);
     Cluster c = b.build();

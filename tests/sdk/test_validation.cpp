@@ -16,7 +16,9 @@ Cluster three_kinds() {
       .stateful("0_0", 100)
       .nonlogged("1_0")
       .stateless("2_0")
-      .client("a").client("b").client("c")
+      .client("a")
+      .client("b")
+      .client("c")
       .build();
 }
 
@@ -99,16 +101,14 @@ TEST(Validation, ActiveAssignedMultipleTimesNamesBothClients) {
 TEST(Validation, StandbyOfStatelessTask) {
   Assignment a = valid_base();
   a.standbys.push_back({2, 0});
-  EXPECT_EQ(kinds(validate(three_kinds(), with_standbys(1), a)),
-            std::vector{ValidationErrorKind::invalid_standby});
+  EXPECT_EQ(kinds(validate(three_kinds(), with_standbys(1), a)), std::vector{ValidationErrorKind::invalid_standby});
 }
 
 TEST(Validation, StandbyOrWarmupOfNonLoggedTask) {
   Assignment a = valid_base();
   a.warmups.push_back({1, 0});
   a.probing_rebalance = true;
-  EXPECT_EQ(kinds(validate(three_kinds(), with_standbys(1), a)),
-            std::vector{ValidationErrorKind::invalid_standby});
+  EXPECT_EQ(kinds(validate(three_kinds(), with_standbys(1), a)), std::vector{ValidationErrorKind::invalid_standby});
 }
 
 TEST(Validation, TaskWithoutActive) {
@@ -141,10 +141,8 @@ TEST(Validation, MoreStandbysThanConfigured) {
 }
 
 TEST(Validation, WarmupBudgetExceeded) {
-  const Cluster c = ClusterBuilder()
-                        .stateful("0_0", 100).stateful("0_1", 100)
-                        .client("a").client("b").client("c")
-                        .build();
+  const Cluster c =
+      ClusterBuilder().stateful("0_0", 100).stateful("0_1", 100).client("a").client("b").client("c").build();
   Assignment a;
   a.actives = {{0, 0}, {1, 0}};
   a.warmups = {{0, 1}, {1, 1}, {0, 2}};
@@ -156,8 +154,8 @@ TEST(Validation, WarmupBudgetExceeded) {
 
 TEST(Validation, ReportsEveryErrorNotOnlyTheFirst) {
   Assignment a;
-  a.actives = {{0, 0}, {0, 1}};         // 0_0 twice; 1_0 and 2_0 missing
-  a.standbys = {{2, 2}};                // standby of a stateless task
+  a.actives = {{0, 0}, {0, 1}};  // 0_0 twice; 1_0 and 2_0 missing
+  a.standbys = {{2, 2}};         // standby of a stateless task
   EXPECT_EQ(validate(three_kinds(), with_standbys(1), a).size(), 4u);
 }
 

@@ -12,11 +12,7 @@ using testing::ClusterBuilder;
 ClientIndex idx(const Cluster& c, const std::string& id) { return *c.find_client(id); }
 
 TEST(Warmups, CaughtUpClientKeepsTheActiveAndTheTargetWarmsUp) {
-  const Cluster c = ClusterBuilder()
-                        .stateful("0_0", 50000)
-                        .client("a").offsets({{"0_0", -2}})
-                        .client("new")
-                        .build();
+  const Cluster c = ClusterBuilder().stateful("0_0", 50000).client("a").offsets({{"0_0", -2}}).client("new").build();
   AssignmentSettings s;
   const LagModel lags(c, s);
   AssignmentDraft d(c, 0);
@@ -36,9 +32,13 @@ TEST(Warmups, AStrategySteersWhichCaughtUpClientKeepsTheActive) {
   const Cluster c = ClusterBuilder()
                         .stateful("0_0", 50000)
                         .stateless("1_0")
-                        .client("a").offsets({{"0_0", 49990}})
-                        .client("b").offsets({{"0_0", 49995}})
-                        .client("c").previous_active({"0_0"}).offsets({{"0_0", -2}})
+                        .client("a")
+                        .offsets({{"0_0", 49990}})
+                        .client("b")
+                        .offsets({{"0_0", 49995}})
+                        .client("c")
+                        .previous_active({"0_0"})
+                        .offsets({{"0_0", -2}})
                         .client("new")
                         .build();
   AssignmentSettings s;
@@ -63,8 +63,10 @@ TEST(Warmups, AStrategySteersWhichCaughtUpClientKeepsTheActive) {
 TEST(Warmups, CaughtUpStandbyHolderSwapsRolesWithoutSpendingBudget) {
   const Cluster c = ClusterBuilder()
                         .stateful("0_0", 50000)
-                        .client("a").offsets({{"0_0", -2}})
-                        .client("b").offsets({{"0_0", 49990}})
+                        .client("a")
+                        .offsets({{"0_0", -2}})
+                        .client("b")
+                        .offsets({{"0_0", 49990}})
                         .client("new")
                         .build();
   AssignmentSettings s;
@@ -87,8 +89,10 @@ TEST(Warmups, AfterASwapTheColdStandbyMovesToTheCaughtUpClient) {
   // to 'a' and the target keeps a warmup copy.
   const Cluster c = ClusterBuilder()
                         .stateful("0_0", 50000)
-                        .client("a").offsets({{"0_0", -2}})
-                        .client("b").offsets({{"0_0", 49990}})
+                        .client("a")
+                        .offsets({{"0_0", -2}})
+                        .client("b")
+                        .offsets({{"0_0", 49990}})
                         .client("new")
                         .build();
   AssignmentSettings s;
@@ -129,8 +133,10 @@ TEST(Warmups, WhenNobodyIsCaughtUpTheMostCaughtUpClientIsPreferred) {
   // Kafka's KAFKA-13600: lags 1000 and 500, acceptable 100 -> the 500 client runs the task.
   const Cluster c = ClusterBuilder()
                         .stateful("0_0", 2000)
-                        .client("far").offsets({{"0_0", 1000}})
-                        .client("near").offsets({{"0_0", 1500}})
+                        .client("far")
+                        .offsets({{"0_0", 1000}})
+                        .client("near")
+                        .offsets({{"0_0", 1500}})
                         .build();
   AssignmentSettings s;
   s.acceptable_recovery_lag = 100;
@@ -146,9 +152,12 @@ TEST(Warmups, WhenNobodyIsCaughtUpTheMostCaughtUpClientIsPreferred) {
 TEST(Warmups, ScarcelyCaughtUpTasksGetTheBudgetFirst) {
   // 0_0 is caught up on one client, 0_1 on two; with one warmup the scarce task gets it.
   const Cluster c = ClusterBuilder()
-                        .stateful("0_0", 50000).stateful("0_1", 50000)
-                        .client("a").offsets({{"0_0", -2}, {"0_1", -2}})
-                        .client("b").offsets({{"0_1", 49999}})
+                        .stateful("0_0", 50000)
+                        .stateful("0_1", 50000)
+                        .client("a")
+                        .offsets({{"0_0", -2}, {"0_1", -2}})
+                        .client("b")
+                        .offsets({{"0_1", 49999}})
                         .client("new")
                         .build();
   AssignmentSettings s;
@@ -164,9 +173,12 @@ TEST(Warmups, ScarcelyCaughtUpTasksGetTheBudgetFirst) {
 
 TEST(Warmups, NoMovementWhenTheTargetIsCaughtUpOrTaskIsNotLogged) {
   const Cluster c = ClusterBuilder()
-                        .stateful("0_0", 50000).nonlogged("1_0")
-                        .client("a").offsets({{"0_0", -2}})
-                        .client("b").offsets({{"0_0", 45000}})
+                        .stateful("0_0", 50000)
+                        .nonlogged("1_0")
+                        .client("a")
+                        .offsets({{"0_0", -2}})
+                        .client("b")
+                        .offsets({{"0_0", 45000}})
                         .build();
   AssignmentSettings s;
   const LagModel lags(c, s);
@@ -181,8 +193,10 @@ TEST(Warmups, NoMovementWhenTheTargetIsCaughtUpOrTaskIsNotLogged) {
 TEST(Warmups, StandbyOnColdClientMovesToCaughtUpClientAndWarmsUp) {
   const Cluster c = ClusterBuilder()
                         .stateful("0_0", 50000)
-                        .client("a").offsets({{"0_0", -2}})
-                        .client("b").offsets({{"0_0", 49000}})
+                        .client("a")
+                        .offsets({{"0_0", -2}})
+                        .client("b")
+                        .offsets({{"0_0", 49000}})
                         .client("cold")
                         .build();
   AssignmentSettings s;

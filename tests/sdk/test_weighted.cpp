@@ -19,9 +19,13 @@ using testing::ClusterBuilder;
 
 TEST(WeightedLoadSpread, IsMaxMinusMinOfActiveWeightPerThread) {
   const Cluster c = ClusterBuilder()
-                        .weighted("0_0", 3.0).weighted("0_1", 1.0).weighted("0_2", 0.5)
+                        .weighted("0_0", 3.0)
+                        .weighted("0_1", 1.0)
+                        .weighted("0_2", 0.5)
                         .weighted("0_3", 7.0)
-                        .client("a", 2).client("b", 1).client("c", 1)
+                        .client("a", 2)
+                        .client("b", 1)
+                        .client("c", 1)
                         .build();
   Assignment a;
   a.actives = {{0, 0}, {1, 0}, {2, 1}, {3, 2}};  // a: 4 / 2 = 2; b: 0.5; c: 7
@@ -36,9 +40,14 @@ TEST(WeightedLoadSpread, IsMaxMinusMinOfActiveWeightPerThread) {
 
 TEST(WeightedLoadSpread, EqualsActiveLoadSpreadWhenEveryTaskWeighsOne) {
   const Cluster c = ClusterBuilder()
-                        .stateful("0_0", 100).stateful("0_1", 100).stateless("1_0").stateless("1_1")
+                        .stateful("0_0", 100)
+                        .stateful("0_1", 100)
+                        .stateless("1_0")
+                        .stateless("1_1")
                         .stateless("1_2")
-                        .client("a", 2).client("b", 1).client("c", 3)
+                        .client("a", 2)
+                        .client("b", 1)
+                        .client("c", 3)
                         .build();
   Assignment a;
   a.actives = {{0, 0}, {1, 0}, {2, 0}, {3, 1}, {4, 1}};  // a 3/2, b 2/1, c 0

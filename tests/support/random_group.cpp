@@ -75,7 +75,8 @@ Group make_group(const GroupShape& shape) {
     const Task& task = c.tasks[t];
     std::int64_t end = 0;
     for (const Store& store : task.stores) end += store.logged ? store.changelog_end_offset : 0;
-    const bool logged = end > 0 || std::any_of(task.stores.begin(), task.stores.end(), [](const Store& s) { return s.logged; });
+    const bool logged =
+        end > 0 || std::any_of(task.stores.begin(), task.stores.end(), [](const Store& s) { return s.logged; });
     if (!one_in(4)) {
       const auto owner = shape.skewed_history && one_in(2) ? favourite : pick<std::uint32_t>(0, clients - 1);
       c.clients[owner].previous_active.push_back(t);

@@ -34,17 +34,17 @@ struct GroupShape {
   std::uint32_t max_partitions = 10;  // per sub-topology
   std::uint32_t min_clients = 1;
   std::uint32_t max_clients = 8;
-  std::uint32_t max_threads = 4;  // per client
+  std::uint32_t max_threads = 4;         // per client
   std::int64_t max_end_offset = 200000;  // a logged store's changelog end (0: every copy caught up)
-  bool nonlogged_stores = true;   // sub-topologies with a non-logged store (alone or with a logged one)
-  bool previous_standbys = true;  // previous standby copies of logged tasks (near the end)
-  bool other_copies = true;       // offset sums of clients that neither ran nor stood by the task
-  bool suspect_offsets = false;   // offset sums above the end, or negative other than -2
-  bool skewed_history = false;    // half the previous actives on one client, so that quotas bite
-  bool weights = false;           // task weights: unit, uniform, Zipf by partition, or one hot task
-  bool racks = false;             // 1-3 racks on clients and partition replicas, tags, rack-aware settings
-  std::uint32_t max_standbys = 2;  // num_standby_replicas in [0, this]
-  std::uint32_t max_warmups = 3;   // max_warmup_replicas in [1, this]
+  bool nonlogged_stores = true;          // sub-topologies with a non-logged store (alone or with a logged one)
+  bool previous_standbys = true;         // previous standby copies of logged tasks (near the end)
+  bool other_copies = true;              // offset sums of clients that neither ran nor stood by the task
+  bool suspect_offsets = false;          // offset sums above the end, or negative other than -2
+  bool skewed_history = false;           // half the previous actives on one client, so that quotas bite
+  bool weights = false;                  // task weights: unit, uniform, Zipf by partition, or one hot task
+  bool racks = false;                    // 1-3 racks on clients and partition replicas, tags, rack-aware settings
+  std::uint32_t max_standbys = 2;        // num_standby_replicas in [0, this]
+  std::uint32_t max_warmups = 3;         // max_warmup_replicas in [1, this]
 };
 
 struct Group {
@@ -62,8 +62,10 @@ void showValue(const Group& group, std::ostream& os);
 template <class Message>
 void require(bool ok, Message&& message) {
   if (ok) return;
-  if constexpr (std::is_invocable_v<Message>) RC_FAIL(std::string(message()));
-  else RC_FAIL(std::string(message));
+  if constexpr (std::is_invocable_v<Message>)
+    RC_FAIL(std::string(message()));
+  else
+    RC_FAIL(std::string(message));
 }
 
 }  // namespace assignor::testing

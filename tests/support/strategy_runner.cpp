@@ -6,13 +6,12 @@
 
 namespace assignor::testing {
 
-StrategyRunner::StrategyRunner(const std::string& plugin_dir)
-    : registry_(std::make_unique<host::PluginRegistry>()) {
+StrategyRunner::StrategyRunner(const std::string& plugin_dir) : registry_(std::make_unique<host::PluginRegistry>()) {
   registry_->load_directory(plugin_dir, host::PluginOrigin::bundled);  // the build's bundled strategies
 }
 
-RunResult StrategyRunner::run(const std::string& strategy, const Cluster& cluster,
-                              const AssignmentSettings& settings, const StrategyParams& params) const {
+RunResult StrategyRunner::run(const std::string& strategy, const Cluster& cluster, const AssignmentSettings& settings,
+                              const StrategyParams& params) const {
   auto handle = registry_->create(strategy, params);
   const LagModel lags(cluster, settings);
   RunResult r;

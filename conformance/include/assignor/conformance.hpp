@@ -146,10 +146,10 @@ struct StabilityOptions {
   // --stability-off-settled REASON.
   std::string generated_off_because;       // the generated cases (and the ones you add)
   std::string settled_groups_off_because;  // the kit's settled groups
-  std::uint32_t max_active_moves = 2;  // over the extra rebalance and the rounds until converged again
-  std::uint32_t max_rounds = 3;        // rounds until converged again, the extra rebalance included
-  std::uint32_t settle_limit = 1000;   // rounds allowed to converge before the extra rebalance
-  std::size_t max_tasks = 400;         // larger cases are left out of it (settling them takes long)
+  std::uint32_t max_active_moves = 2;      // over the extra rebalance and the rounds until converged again
+  std::uint32_t max_rounds = 3;            // rounds until converged again, the extra rebalance included
+  std::uint32_t settle_limit = 1000;       // rounds allowed to converge before the extra rebalance
+  std::size_t max_tasks = 400;             // larger cases are left out of it (settling them takes long)
 };
 
 struct Options {

@@ -22,12 +22,11 @@ PerClient group_by_client(const Cluster& cluster, const Assignment& assignment) 
   const std::size_t n_clients = cluster.client_count();
   PerClient out{std::vector<std::vector<TaskIndex>>(n_clients), std::vector<std::vector<TaskIndex>>(n_clients),
                 std::vector<std::vector<TaskIndex>>(n_clients)};
-  auto fill = [&](const std::vector<Placement>& list, std::vector<std::vector<TaskIndex>>& into,
-                  const char* role) {
+  auto fill = [&](const std::vector<Placement>& list, std::vector<std::vector<TaskIndex>>& into, const char* role) {
     for (const auto& p : list) {
       if (p.task >= cluster.task_count() || p.client >= n_clients)
-        throw std::invalid_argument(fmt::format("{} placement (task index {}, client index {}) is out of range",
-                                                role, p.task, p.client));
+        throw std::invalid_argument(
+            fmt::format("{} placement (task index {}, client index {}) is out of range", role, p.task, p.client));
       into[p.client].push_back(p.task);
     }
     for (auto& tasks : into) std::sort(tasks.begin(), tasks.end());
@@ -37,7 +36,6 @@ PerClient group_by_client(const Cluster& cluster, const Assignment& assignment) 
   fill(assignment.warmups, out.warmup, "warmup");
   return out;
 }
-
 
 }  // namespace detail
 
@@ -189,9 +187,11 @@ std::string assignment_json(const Cluster& cluster, const AssignmentReport& repo
   // Written straight from the model (no JSON tree: 100k tasks would cost a few hundred bytes each),
   // in exactly the layout pretty_json() gives the same object; the small parts go through it.
   std::string out;
-  out.reserve(256 + 16 * (report.assignment.actives.size() + report.assignment.standbys.size() +
-                          report.assignment.warmups.size()) * (report.threads ? 2 : 1) +
-              256 * cluster.client_count());
+  out.reserve(
+      256 +
+      16 * (report.assignment.actives.size() + report.assignment.standbys.size() + report.assignment.warmups.size()) *
+          (report.threads ? 2 : 1) +
+      256 * cluster.client_count());
   out.append("{\n  \"strategy\": ");
   detail::append_json_string(out, report.strategy);
   out.append(",\n  \"assignment\": {");
@@ -215,8 +215,7 @@ std::string assignment_json(const Cluster& cluster, const AssignmentReport& repo
     out.append("\n    }");
   }
   out.append(cluster.client_count() == 0 ? "}" : "\n  }");
-  const ordered_json probing = {{"needed", report.assignment.probing_rebalance},
-                                {"after_ms", report.probing_after_ms}};
+  const ordered_json probing = {{"needed", report.assignment.probing_rebalance}, {"after_ms", report.probing_after_ms}};
   out.append(",\n  \"probing_rebalance\": ");
   write_pretty(probing, out, 2);
   out.append(",\n  \"metrics\": ");
@@ -226,7 +225,6 @@ std::string assignment_json(const Cluster& cluster, const AssignmentReport& repo
   out.append("\n}\n");
   return out;
 }
-
 
 namespace {
 
@@ -282,6 +280,5 @@ AssignmentComparison compare_assignments(const Cluster& cluster, const Assignmen
   }
   return result;
 }
-
 
 }  // namespace assignor::host

@@ -17,9 +17,9 @@
 #include <fmt/format.h>
 
 #include "assignor/errors.hpp"
+#include "assignor/host/formats/yaml_json_reader.hpp"
 #include "assignor/task_id.hpp"
 #include "cluster_file.hpp"
-#include "assignor/host/formats/yaml_json_reader.hpp"
 
 namespace assignor::host {
 
@@ -29,8 +29,7 @@ using namespace detail;  // the readers' shared checks (yaml_json_reader.hpp)
 
 constexpr TaskIndex kNoTask = static_cast<TaskIndex>(-1);
 
-const std::vector<std::string> kTopKeys = {"strategy", "assignment", "probing_rebalance", "metrics",
-                                           "assign_ms"};
+const std::vector<std::string> kTopKeys = {"strategy", "assignment", "probing_rebalance", "metrics", "assign_ms"};
 enum TopKey : std::size_t { kStrategy, kAssignment, kProbing, kMetrics, kAssignMs };
 const std::vector<std::string> kRoleKeys = {"active", "standby", "warmup"};
 const std::vector<std::string> kClientEntryKeys = {"active", "standby", "warmup", "threads"};
@@ -74,11 +73,11 @@ ParsedAssignment parse_assignment(std::string_view text, const std::string& sour
   ParsedAssignment out;
   if (top.given(kStrategy)) {
     const Node& strategy = top.value(kStrategy);
-    if (!is_string(strategy)) r.fail_at(strategy, "strategy", fmt::format("expected a string, got {}", describe(strategy)));
+    if (!is_string(strategy))
+      r.fail_at(strategy, "strategy", fmt::format("expected a string, got {}", describe(strategy)));
     out.strategy = r.string(strategy, "strategy", /*allow_empty=*/true);
   }
-  if (!top.given(kAssignment))
-    r.fail_at(root, "", "no \"assignment\" object (not an assignment file?)");
+  if (!top.given(kAssignment)) r.fail_at(root, "", "no \"assignment\" object (not an assignment file?)");
   const Node& assignment = top.value(kAssignment);
   if (!assignment.IsMap())
     r.fail_at(assignment, "assignment", fmt::format("expected an object of clients, got {}", describe(assignment)));
@@ -112,8 +111,7 @@ ParsedAssignment parse_assignment(std::string_view text, const std::string& sour
   std::vector<ClientIndex> marks[3] = {std::vector<ClientIndex>(n_tasks, kNoClient),
                                        std::vector<ClientIndex>(n_tasks, kNoClient),
                                        std::vector<ClientIndex>(n_tasks, kNoClient)};
-  std::vector<Placement>* lists[3] = {&out.assignment.actives, &out.assignment.standbys,
-                                      &out.assignment.warmups};
+  std::vector<Placement>* lists[3] = {&out.assignment.actives, &out.assignment.standbys, &out.assignment.warmups};
   std::vector<bool> present(cluster.client_count(), false);
   // Per task, the (client, thread) whose per-thread split last listed it.
   std::vector<std::pair<ClientIndex, std::uint32_t>> on_thread(n_tasks, {kNoClient, 0});
@@ -132,9 +130,9 @@ ParsedAssignment parse_assignment(std::string_view text, const std::string& sour
     const std::string entry_place = "assignment: " + place;
     const Node& entry = client_it->second;
     if (!entry.IsMap())
-      r.fail_at(entry, entry_place,
-                fmt::format("expected an object with \"active\", \"standby\" and \"warmup\" lists, got {}",
-                            describe(entry)));
+      r.fail_at(
+          entry, entry_place,
+          fmt::format("expected an object with \"active\", \"standby\" and \"warmup\" lists, got {}", describe(entry)));
     const Fields f(r, entry, entry_place, kClientEntryKeys);
 
     const auto client = cluster.find_client(client_id);
@@ -159,14 +157,14 @@ ParsedAssignment parse_assignment(std::string_view text, const std::string& sour
           out.errors.push_back(
               {ValidationErrorKind::unknown_task, kNoTask, *client,
                id ? fmt::format("{}: {}: unknown task '{}'", place, role_name, task_text())
-                  : fmt::format("{}: {}: '{}' is not a task id of the form S_P (digits only, no leading zeros)",
-                                place, role_name, task_text())});
+                  : fmt::format("{}: {}: '{}' is not a task id of the form S_P (digits only, no leading zeros)", place,
+                                role_name, task_text())});
           continue;
         }
         if (marks[role][*t] == *client) {
-          out.errors.push_back({role == 0 ? ValidationErrorKind::active_assigned_multiple_times
-                                          : ValidationErrorKind::duplicate_standby,
-                                *t, *client, fmt::format("{}: {}: task '{}' listed twice", place, role_name, task_text())});
+          out.errors.push_back(
+              {role == 0 ? ValidationErrorKind::active_assigned_multiple_times : ValidationErrorKind::duplicate_standby,
+               *t, *client, fmt::format("{}: {}: task '{}' listed twice", place, role_name, task_text())});
           continue;
         }
         marks[role][*t] = *client;
@@ -185,18 +183,19 @@ ParsedAssignment parse_assignment(std::string_view text, const std::string& sour
     }
     const Node& threads = f.value(kThreads);
     const std::string threads_place = entry_place + ": threads";
-    if (!threads.IsMap()) r.fail_at(threads, threads_place, fmt::format("expected an object, got {}", describe(threads)));
+    if (!threads.IsMap())
+      r.fail_at(threads, threads_place, fmt::format("expected an object, got {}", describe(threads)));
     refuse_repeated_keys(r, threads, threads_place);
     auto thread_error = [&](std::string message) {
-      out.errors.push_back({ValidationErrorKind::thread_assignment, kNoTask, *client,
-                            fmt::format("{}: threads: {}", place, message)});
+      out.errors.push_back(
+          {ValidationErrorKind::thread_assignment, kNoTask, *client, fmt::format("{}: threads: {}", place, message)});
     };
     const std::uint32_t capacity = cluster.clients[*client].threads;
     if (threads.size() > capacity)
       thread_error(fmt::format("{} thread entries, but the client has {} thread{}", threads.size(), capacity,
                                capacity == 1 ? "" : "s"));
     std::vector<std::string> thread_names;
-    std::vector<std::size_t> thread_loads;  // tasks on each thread, all roles
+    std::vector<std::size_t> thread_loads;                       // tasks on each thread, all roles
     const std::size_t thread_errors_before = out.errors.size();  // balance is judged on a sound split only
     for (auto thread_it = threads.begin(); thread_it != threads.end(); ++thread_it) {
       const std::string thread(thread_it->first.Scalar());
@@ -236,8 +235,8 @@ ParsedAssignment parse_assignment(std::string_view text, const std::string& sour
     for (std::size_t role = 0; role < kRoleKeys.size(); ++role)
       for (std::size_t i = first_placement[role]; i < lists[role]->size(); ++i)  // this client's
         if (const Placement& p = (*lists[role])[i]; on_thread[p.task].first != *client)
-          thread_error(fmt::format("task '{}' ({}) is on no thread", to_string(cluster.tasks[p.task].id),
-                                   kRoleKeys[role]));
+          thread_error(
+              fmt::format("task '{}' ({}) is on no thread", to_string(cluster.tasks[p.task].id), kRoleKeys[role]));
     // The split is balanced as Kafka balances it: the tasks a thread holds (all roles) within one
     // of every other thread's, a thread that is not listed holding none.
     if (out.errors.size() == thread_errors_before && !thread_loads.empty()) {
@@ -246,12 +245,14 @@ ParsedAssignment parse_assignment(std::string_view text, const std::string& sour
       const std::size_t low = unlisted ? 0 : *lo;
       split_spread = std::max(split_spread, *hi - low);
       if (*hi > low + 1)
-        thread_error(fmt::format("thread '{}' holds {} tasks and {} {}: a client's threads must be within one task "
-                                 "of each other",
-                                 printable(thread_names[static_cast<std::size_t>(hi - thread_loads.begin())]), *hi,
-                                 unlisted ? "a thread that is not listed holds" : fmt::format("thread '{}' holds",
-                                     printable(thread_names[static_cast<std::size_t>(lo - thread_loads.begin())])),
-                                 low));
+        thread_error(fmt::format(
+            "thread '{}' holds {} tasks and {} {}: a client's threads must be within one task "
+            "of each other",
+            printable(thread_names[static_cast<std::size_t>(hi - thread_loads.begin())]), *hi,
+            unlisted ? "a thread that is not listed holds"
+                     : fmt::format("thread '{}' holds",
+                                   printable(thread_names[static_cast<std::size_t>(lo - thread_loads.begin())])),
+            low));
     }
   }
 

@@ -52,7 +52,6 @@ std::vector<std::pair<std::string, std::string>> metric_rows(const Metrics& m) {
   };
 }
 
-
 }  // namespace
 
 std::string to_table(const Cluster& cluster, const AssignmentReport& report) {
@@ -94,8 +93,8 @@ std::string to_table(const Cluster& cluster, const AssignmentReport& report) {
     std::string tasks = per.active[c].empty() ? "-" : list("active", per.active[c]);
     if (!per.standby[c].empty()) tasks += " | " + list("standby", per.standby[c]);
     if (!per.warmup[c].empty()) tasks += " | " + list("warmup", per.warmup[c]);
-    out += fmt::format("{:<{}}  {}{:>7}  {:>6}  {:>7}  {:>6}  {}\n", cluster.clients[c].id, id_width, place_cell(place[c]),
-                       cluster.clients[c].threads, per.active[c].size(), per.standby[c].size(),
+    out += fmt::format("{:<{}}  {}{:>7}  {:>6}  {:>7}  {:>6}  {}\n", cluster.clients[c].id, id_width,
+                       place_cell(place[c]), cluster.clients[c].threads, per.active[c].size(), per.standby[c].size(),
                        per.warmup[c].size(), tasks);
   }
   if (report.assignment.probing_rebalance)
@@ -107,8 +106,10 @@ std::string to_table(const Cluster& cluster, const AssignmentReport& report) {
   std::size_t name_width = 0;
   for (const auto& [name, value] : rows) name_width = std::max(name_width, name.size());
   for (const auto& [name, value] : rows) out += fmt::format("  {:<{}}  {}\n", name, name_width, value);
-  if (report.timed) out += fmt::format("  {:<{}}  {:.3f}\n", "assign_ms", name_width, report.assign_ms);
-  else out += fmt::format("  {:<{}}  n/a\n", "assign_ms", name_width);
+  if (report.timed)
+    out += fmt::format("  {:<{}}  {:.3f}\n", "assign_ms", name_width, report.assign_ms);
+  else
+    out += fmt::format("  {:<{}}  n/a\n", "assign_ms", name_width);
   return out;
 }
 

@@ -19,10 +19,10 @@
 #include <unordered_map>
 #include <vector>
 
+#include "assignor/host/formats/document.hpp"
 #include "assignor/host/formats/limits.hpp"
 #include "assignor/model.hpp"
 #include "assignor/task_id.hpp"
-#include "assignor/host/formats/document.hpp"
 
 namespace assignor::host::detail {
 
@@ -40,9 +40,8 @@ enum StoreKey : std::size_t { kStoreName, kLogged, kEndOffset };
 inline const std::vector<std::string> kPartitionKeys = {"topic", "partition", "racks"};
 enum PartitionKey : std::size_t { kTopic, kPartition, kRacks };
 
-inline const std::vector<std::string> kClientKeys = {"id",   "threads",         "rack",
-                                              "tags", "previous_active", "previous_standby",
-                                              "offset_sums", "previous_by_thread"};
+inline const std::vector<std::string> kClientKeys = {
+    "id", "threads", "rack", "tags", "previous_active", "previous_standby", "offset_sums", "previous_by_thread"};
 enum ClientKey : std::size_t {
   kClientId,
   kThreads,
@@ -144,7 +143,7 @@ class TaskLookup {
   static constexpr std::size_t kRowSlots = sizeof(std::vector<TaskIndex>) / sizeof(TaskIndex);  // a row's cost
   bool dense_ = true;
   std::size_t max_slots_;
-  std::size_t slots_ = 0;  // rows_ entries plus kRowSlots a row, counted against max_slots_
+  std::size_t slots_ = 0;                     // rows_ entries plus kRowSlots a row, counted against max_slots_
   std::vector<std::vector<TaskIndex>> rows_;  // [sub-topology][partition]
   std::unordered_map<std::uint64_t, TaskIndex> by_key_;
 };

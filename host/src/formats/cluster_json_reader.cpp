@@ -28,8 +28,8 @@
 #include <unordered_set>
 #include <utility>
 
-#include "cluster_file.hpp"
 #include "assignor/host/formats/yaml_json_reader.hpp"
+#include "cluster_file.hpp"
 
 namespace assignor::host::detail {
 
@@ -185,34 +185,36 @@ class FastClusterReader {
 
   Cluster read(od::document& json) {
     bool tasks_read = false;
-    const SeenKeys seen = known_fields(json.get_object().value(), kTopKeys, [&](std::size_t k, od::value& value, const Token& t) {
-      switch (k) {
-        case kVersion:
-          if (t.type == od::json_type::null) {
-            null(value);
-          } else {
-            need(t.type == od::json_type::number);
-            need(integer(t) == 1);
+    const SeenKeys seen =
+        known_fields(json.get_object().value(), kTopKeys, [&](std::size_t k, od::value& value, const Token& t) {
+          switch (k) {
+            case kVersion:
+              if (t.type == od::json_type::null) {
+                null(value);
+              } else {
+                need(t.type == od::json_type::number);
+                need(integer(t) == 1);
+              }
+              break;
+            case kEndOffsetsKnown:
+              if (t.type == od::json_type::null)
+                null(value);
+              else
+                cluster_.end_offsets_known = boolean(value, t);
+              break;
+            case kTasks:
+              need(t.type == od::json_type::array);
+              read_tasks(value);
+              tasks_read = true;
+              break;
+            case kClients:
+              // Clients refer to tasks: a file that lists them first is left to the document path.
+              need(t.type == od::json_type::array && tasks_read);
+              read_clients(value);
+              break;
+            default: decline();
           }
-          break;
-        case kEndOffsetsKnown:
-          if (t.type == od::json_type::null) null(value);
-          else cluster_.end_offsets_known = boolean(value, t);
-          break;
-        case kTasks:
-          need(t.type == od::json_type::array);
-          read_tasks(value);
-          tasks_read = true;
-          break;
-        case kClients:
-          // Clients refer to tasks: a file that lists them first is left to the document path.
-          need(t.type == od::json_type::array && tasks_read);
-          read_clients(value);
-          break;
-        default:
-          decline();
-      }
-    });
+        });
     need(seen.has(kTasks) && seen.has(kClients));
     // Anything after the root object: not one JSON document, the YAML parser's to explain.
     need(json.current_location().error() == simdjson::OUT_OF_BOUNDS);
@@ -311,22 +313,24 @@ class FastClusterReader {
   Token token(od::value& value) {
     const std::string_view raw = value.raw_json_token();
     switch (raw.empty() ? '\0' : raw[0]) {
-      case '{':
-        return {od::json_type::object, raw};
-      case '[':
-        return {od::json_type::array, raw};
-      case '"':
-        return {od::json_type::string, raw};
-      case 'n':
-        return {od::json_type::null, raw};
+      case '{': return {od::json_type::object, raw};
+      case '[': return {od::json_type::array, raw};
+      case '"': return {od::json_type::string, raw};
+      case 'n': return {od::json_type::null, raw};
       case 't':
-      case 'f':
-        return {od::json_type::boolean, raw};
+      case 'f': return {od::json_type::boolean, raw};
       case '-':
-      case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': case '8': case '9':
-        return {od::json_type::number, raw};
-      default:
-        decline();
+      case '0':
+      case '1':
+      case '2':
+      case '3':
+      case '4':
+      case '5':
+      case '6':
+      case '7':
+      case '8':
+      case '9': return {od::json_type::number, raw};
+      default: decline();
     }
   }
 
@@ -383,7 +387,8 @@ class FastClusterReader {
   void task_list(od::value& value, std::vector<TaskIndex>& out) {
     elements(value, [&](od::value& entry) {
       const std::string_view raw = entry.raw_json_token();
-      out.push_back(task(string(entry, {raw.empty() || raw[0] != '"' ? od::json_type::null : od::json_type::string, raw})));
+      out.push_back(
+          task(string(entry, {raw.empty() || raw[0] != '"' ? od::json_type::null : od::json_type::string, raw})));
     });
   }
 
@@ -410,7 +415,8 @@ class FastClusterReader {
     // the time. Room for the most a file could hold (13 bytes a task) would be address space, not
     // memory, but a mapping of its own each time a file is read, so page faults each time.
     cluster_.tasks.reserve(std::min<std::uint64_t>(text_bytes_ / kBytesPerTask + 16, limits_.max_tasks));
-    const std::uint64_t max_tasks = std::min<std::uint64_t>(limits_.max_tasks, std::numeric_limits<TaskIndex>::max() - 1);
+    const std::uint64_t max_tasks =
+        std::min<std::uint64_t>(limits_.max_tasks, std::numeric_limits<TaskIndex>::max() - 1);
     elements(value, [&](od::value& entry) {
       need(cluster_.tasks.size() < max_tasks);
       read_task(entry);
@@ -446,8 +452,7 @@ class FastClusterReader {
           need(t.type == od::json_type::array);
           read_partitions(v, task);
           break;
-        default:
-          decline();
+        default: decline();
       }
     });
     need(id.has_value());
@@ -462,23 +467,22 @@ class FastClusterReader {
       std::int64_t end_offset = 0;
       const SeenKeys seen = known_fields(entry, kStoreKeys, [&](std::size_t k, od::value& v, const Token& t) {
         switch (k) {
-          case kStoreName:
-            store.name = name(v, t);
-            break;
+          case kStoreName: store.name = name(v, t); break;
           case kLogged:
-            if (t.type == od::json_type::null) null(v);  // absent: logged, the default
-            else store.logged = boolean(v, t);
+            if (t.type == od::json_type::null)
+              null(v);  // absent: logged, the default
+            else
+              store.logged = boolean(v, t);
             break;
           case kEndOffset:
             end_offset = integer(t);  // null declines: missing for a logged store, given for another
             break;
-          default:
-            decline();
+          default: decline();
         }
       });
       need(seen.has(kStoreName));
-      need_new_name(task.stores, store.name, [](const Store& other) -> const std::string& { return other.name; },
-                    long_list);
+      need_new_name(
+          task.stores, store.name, [](const Store& other) -> const std::string& { return other.name; }, long_list);
       need(store.logged ? seen.has(kEndOffset) && end_offset >= 0 : !seen.has(kEndOffset));
       if (store.logged) store.changelog_end_offset = end_offset;
       task.stores.push_back(std::move(store));
@@ -491,9 +495,7 @@ class FastClusterReader {
       PartitionRef ref;
       const SeenKeys seen = known_fields(entry, kPartitionKeys, [&](std::size_t k, od::value& v, const Token& t) {
         switch (k) {
-          case kTopic:
-            ref.topic = name(v, t);
-            break;
+          case kTopic: ref.topic = name(v, t); break;
           case kPartition: {
             const std::int64_t p = integer(t);
             need(p >= 0 && p <= std::numeric_limits<std::int32_t>::max());
@@ -508,8 +510,7 @@ class FastClusterReader {
               read_racks(v, ref);
             }
             break;
-          default:
-            decline();
+          default: decline();
         }
       });
       need(seen.has(kTopic) && seen.has(kPartition));
@@ -560,15 +561,9 @@ class FastClusterReader {
         return;
       }
       switch (k) {
-        case kClientId:
-          client.id = name(v, t);
-          break;
-        case kThreads:
-          threads = integer(t);
-          break;
-        case kRack:
-          client.rack = rack_index(name(v, t));
-          break;
+        case kClientId: client.id = name(v, t); break;
+        case kThreads: threads = integer(t); break;
+        case kRack: client.rack = rack_index(name(v, t)); break;
         case kTags:
           need(t.type == od::json_type::object);
           read_tags(v, client);
@@ -589,8 +584,7 @@ class FastClusterReader {
           need(t.type == od::json_type::object);
           read_threads(v, client);
           break;
-        default:
-          decline();
+        default: decline();
       }
     });
     need(seen.has(kClientId) && seen.has(kThreads));
@@ -623,8 +617,9 @@ class FastClusterReader {
       ThreadHistory thread;
       thread.name = key(field);
       need(!thread.name.empty() && acceptable_text(thread.name, limits_.max_id_length));
-      need_new_name(client.threads_history, thread.name,
-                    [](const ThreadHistory& other) -> const std::string& { return other.name; }, long_list);
+      need_new_name(
+          client.threads_history, thread.name,
+          [](const ThreadHistory& other) -> const std::string& { return other.name; }, long_list);
       od::value& v = field.value();
       const Token t = token(v);
       if (t.type == od::json_type::null) {  // a thread that held nothing

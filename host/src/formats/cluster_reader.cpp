@@ -18,15 +18,15 @@
 #include <fmt/format.h>
 
 #include "assignor/errors.hpp"
+#include "assignor/host/formats/yaml_json_reader.hpp"
 #include "assignor/task_id.hpp"
 #include "cluster_file.hpp"
-#include "assignor/host/formats/yaml_json_reader.hpp"
 
 namespace assignor::host {
 
 namespace {
 
-using namespace detail;  // the readers' shared checks (yaml_json_reader.hpp)
+using namespace detail;                // the readers' shared checks (yaml_json_reader.hpp)
 using namespace detail::cluster_file;  // the keys and the task table (cluster_file.hpp)
 
 int line_of(const Node& node) { return node.Mark().line + 1; }
@@ -42,12 +42,12 @@ class ClusterParser {
       : source_(std::move(source)), limits_(limits), r_(source_, limits.max_id_length) {}
 
   Cluster parse(std::string_view text, std::size_t readable) {
-    const auto document = detail::load_document(text, source_, "a map with 'tasks' and 'clients'",
-                                                limits_.max_file_bytes, readable);
+    const auto document =
+        detail::load_document(text, source_, "a map with 'tasks' and 'clients'", limits_.max_file_bytes, readable);
     const Node root = document.root();
     if (!root.IsMap())
-      r_.fail_at(root, "", fmt::format("expected a map with 'tasks' and 'clients' at the top level, got {}",
-                                       describe(root)));
+      r_.fail_at(root, "",
+                 fmt::format("expected a map with 'tasks' and 'clients' at the top level, got {}", describe(root)));
     const Fields top(r_, root, "", kTopKeys);
 
     if (top.has(kVersion)) {
@@ -79,9 +79,9 @@ class ClusterParser {
     r_.expect_list(list, "tasks");
     const std::size_t n = list.size();
     if (n > limits_.max_tasks || n > std::numeric_limits<TaskIndex>::max() - 1)
-      r_.fail_at(list, "tasks",
-                 fmt::format("too many tasks ({}); the limit is {} (limits.max_tasks in the config)", n,
-                             limits_.max_tasks));
+      r_.fail_at(
+          list, "tasks",
+          fmt::format("too many tasks ({}); the limit is {} (limits.max_tasks in the config)", n, limits_.max_tasks));
     cluster_.tasks.reserve(n);
     task_line_.reserve(n);
     task_by_id_ = TaskLookup(n);
@@ -101,8 +101,9 @@ class ClusterParser {
     const std::string_view id_text = r_.string_view(id_node, id_place);
     const auto id = parse_task_id(id_text);
     if (!id)
-      r_.fail_at(id_node, id_place,
-                 fmt::format("'{}' is not a task id of the form S_P (e.g. 0_3; digits only, no leading zeros)", id_text));
+      r_.fail_at(
+          id_node, id_place,
+          fmt::format("'{}' is not a task id of the form S_P (e.g. 0_3; digits only, no leading zeros)", id_text));
     const auto place_text = [id_text] { return fmt::format("task '{}'", id_text); };
     const Place place(place_text);
     f.check(place);
@@ -197,8 +198,8 @@ class ClusterParser {
       const std::string tp = fmt::format("{}-{}", ref.topic, ref.partition);
       if (const auto [it, inserted] = seen.emplace(tp, line_of(node)); !inserted)
         r_.fail_at(node, part_place,
-                   fmt::format("partition {} of topic '{}' listed twice (first at line {})", ref.partition,
-                               ref.topic, it->second));
+                   fmt::format("partition {} of topic '{}' listed twice (first at line {})", ref.partition, ref.topic,
+                               it->second));
       if (f.has(kRacks)) {
         const std::string racks_place = join_place(place, field + ".racks");
         r_.expect_list(f.value(kRacks), racks_place);
@@ -231,8 +232,8 @@ class ClusterParser {
     if (list.size() == 0) r_.fail_at(list, "clients", "no clients (an empty group cannot be assigned)");
     if (list.size() > limits_.max_clients || list.size() >= kUnmarked)
       r_.fail_at(list, "clients",
-                 fmt::format("too many clients ({}); the limit is {} (limits.max_clients in the config)",
-                             list.size(), limits_.max_clients));
+                 fmt::format("too many clients ({}); the limit is {} (limits.max_clients in the config)", list.size(),
+                             limits_.max_clients));
     const std::size_t n_tasks = cluster_.tasks.size();
     prev_owner_.assign(n_tasks, kUnmarked);
     standby_mark_.assign(n_tasks, kUnmarked);
@@ -342,9 +343,8 @@ class ClusterParser {
           r_.fail_at(it->first, map_place, fmt::format("task '{}' is listed twice", it->first.Scalar()));
         offset_mark_[t] = c;
         // Any integer: negative sums other than -2 are suspect state, reported by the lag model.
-        const std::int64_t sum = r_.integer(it->second, [&] {
-          return join_place(place, fmt::format("offset_sums.{}", it->first.Scalar()));
-        });
+        const std::int64_t sum = r_.integer(
+            it->second, [&] { return join_place(place, fmt::format("offset_sums.{}", it->first.Scalar())); });
         client.offset_sums.push_back({t, sum});
       }
     }
@@ -403,12 +403,13 @@ class ClusterParser {
 
   // A task id string in a client's lists -> its index (in push order), or an error naming the place.
   TaskIndex resolve_task(const Node& node, const std::string& place) const {
-    if (!node.IsScalar())
-      r_.fail_at(node, place, fmt::format("expected a task id string, got {}", describe(node)));
+    if (!node.IsScalar()) r_.fail_at(node, place, fmt::format("expected a task id string, got {}", describe(node)));
     r_.check_length(node, place);
     const std::string_view text = node.Scalar();
     const auto id = parse_task_id(text);
-    if (!id) r_.fail_at(node, place, fmt::format("'{}' is not a task id of the form S_P (e.g. 0_3; digits only, no leading zeros)", text));
+    if (!id)
+      r_.fail_at(node, place,
+                 fmt::format("'{}' is not a task id of the form S_P (e.g. 0_3; digits only, no leading zeros)", text));
     const TaskIndex t = task_by_id_.find(*id);
     if (t == TaskLookup::kNone) r_.fail_at(node, place, fmt::format("unknown task '{}'", text));
     return t;

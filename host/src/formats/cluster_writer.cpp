@@ -35,7 +35,6 @@ void append_task_list(std::string& out, const char* key, const std::vector<TaskI
   out.push_back(']');
 }
 
-
 }  // namespace
 
 std::string cluster_to_json(const Cluster& cluster) {

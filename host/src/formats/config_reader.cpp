@@ -11,8 +11,8 @@
 #include <fmt/ranges.h>
 
 #include "assignor/errors.hpp"
-#include "assignor/model.hpp"
 #include "assignor/host/formats/yaml_json_reader.hpp"
+#include "assignor/model.hpp"
 
 namespace assignor::host {
 
@@ -20,9 +20,8 @@ namespace {
 
 using namespace detail;  // the readers' shared checks (yaml_json_reader.hpp)
 
-const std::vector<std::string> kTopKeys = {"strategy",   "fallback",   "plugins", "assignment",
-                                           "strategies", "logging",    "isolation", "limits",
-                                           "simulation"};
+const std::vector<std::string> kTopKeys = {"strategy", "fallback",  "plugins", "assignment", "strategies",
+                                           "logging",  "isolation", "limits",  "simulation"};
 enum TopKey : std::size_t {
   kStrategy,
   kFallback,
@@ -40,8 +39,8 @@ enum PluginKey : std::size_t { kPaths, kAllowUnsafePermissions };
 
 const std::vector<std::string> kIsolationModes = {"in_process", "process", "auto"};  // IsolationMode order
 
-const std::vector<std::string> kLimitKeys = {"time_ms",     "memory_mb",  "max_file_mb",
-                                             "max_tasks",   "max_clients", "max_threads_per_client",
+const std::vector<std::string> kLimitKeys = {"time_ms",           "memory_mb",    "max_file_mb",
+                                             "max_tasks",         "max_clients",  "max_threads_per_client",
                                              "max_total_threads", "max_id_length"};
 enum LimitKey : std::size_t {
   kTimeMs,
@@ -55,8 +54,8 @@ enum LimitKey : std::size_t {
 };
 
 const std::vector<std::string> kAssignmentKeys = {"acceptable_recovery_lag", "max_warmup_replicas",
-                                                  "num_standby_replicas",
-                                                  "probing_rebalance_interval_ms", "rack_aware"};
+                                                  "num_standby_replicas", "probing_rebalance_interval_ms",
+                                                  "rack_aware"};
 enum AssignmentKey : std::size_t {
   kAcceptableRecoveryLag,
   kMaxWarmupReplicas,
@@ -100,14 +99,14 @@ class ConfigParser {
   Config parse(std::string_view text) {
     const auto document = detail::load_document(text, source_, "a config map (strategy, assignment, ...)");
     const Node root = document.root();
-    if (!root.IsMap())
-      r_.fail_at(root, "", fmt::format("expected a map at the top level, got {}", describe(root)));
+    if (!root.IsMap()) r_.fail_at(root, "", fmt::format("expected a map at the top level, got {}", describe(root)));
     const Fields top(r_, root, "", kTopKeys);
 
     // Optional: --strategy names it too, and compare, sweep and replay choose their own.
     if (top.given(kStrategy)) {
       if (top.value(kStrategy).IsNull())  // `strategy:` with nothing after it
-        r_.fail_at(top.key(kStrategy), "strategy", "missing value (name a strategy, or leave the key out and give --strategy)");
+        r_.fail_at(top.key(kStrategy), "strategy",
+                   "missing value (name a strategy, or leave the key out and give --strategy)");
       config_.strategy = r_.string(top.value(kStrategy), "strategy");
       config_.places["strategy"] = detail::location(source_, top.value(kStrategy).Mark());
     }
@@ -124,8 +123,7 @@ class ConfigParser {
         config_.log_level = kLogLevels[one_of(r_, logging.value(kLevel), "logging.level", kLogLevels)];
     }
     if (top.has(kIsolation))
-      config_.isolation =
-          static_cast<IsolationMode>(one_of(r_, top.value(kIsolation), "isolation", kIsolationModes));
+      config_.isolation = static_cast<IsolationMode>(one_of(r_, top.value(kIsolation), "isolation", kIsolationModes));
     if (top.has(kLimits)) parse_limits(top.value(kLimits));
     if (top.has(kSimulation)) parse_simulation(top.value(kSimulation));
     return std::move(config_);
@@ -137,8 +135,8 @@ class ConfigParser {
     auto place = [](std::size_t key) { return "limits." + kLimitKeys[key]; };
     auto read = [&](std::size_t key, std::uint64_t min, std::uint64_t max, std::uint64_t& out) {
       if (l.has(key))
-        out = static_cast<std::uint64_t>(r_.integer_in(l.value(key), place(key), static_cast<std::int64_t>(min),
-                                                       static_cast<std::int64_t>(max)));
+        out = static_cast<std::uint64_t>(
+            r_.integer_in(l.value(key), place(key), static_cast<std::int64_t>(min), static_cast<std::int64_t>(max)));
     };
     read(kTimeMs, kMinTimeMs, kMaxTimeMs, config_.strategy_limits.time_ms);
     read(kMemoryMb, kMinMemoryMb, kMaxMemoryMb, config_.strategy_limits.memory_mb);
@@ -188,11 +186,10 @@ class ConfigParser {
     AssignmentSettings& s = config_.settings;
     auto place = [](std::size_t key) { return "assignment." + kAssignmentKeys[key]; };
     if (a.has(kAcceptableRecoveryLag))
-      s.acceptable_recovery_lag =
-          r_.integer_in(a.value(kAcceptableRecoveryLag), place(kAcceptableRecoveryLag), 0);
+      s.acceptable_recovery_lag = r_.integer_in(a.value(kAcceptableRecoveryLag), place(kAcceptableRecoveryLag), 0);
     if (a.has(kMaxWarmupReplicas))
-      s.max_warmup_replicas = static_cast<std::uint32_t>(
-          r_.integer_in(a.value(kMaxWarmupReplicas), place(kMaxWarmupReplicas), 1, kU32Max));
+      s.max_warmup_replicas =
+          static_cast<std::uint32_t>(r_.integer_in(a.value(kMaxWarmupReplicas), place(kMaxWarmupReplicas), 1, kU32Max));
     if (a.has(kNumStandbyReplicas))
       s.num_standby_replicas = static_cast<std::uint32_t>(
           r_.integer_in(a.value(kNumStandbyReplicas), place(kNumStandbyReplicas), 0, kU32Max));
@@ -207,8 +204,8 @@ class ConfigParser {
     RackAwareSettings& s = config_.settings.rack_aware;
     auto place = [](std::size_t key) { return "assignment.rack_aware." + kRackAwareKeys[key]; };
     if (ra.has(kRackStrategy))
-      s.strategy = static_cast<RackAwareStrategy>(
-          one_of(r_, ra.value(kRackStrategy), place(kRackStrategy), kRackStrategies));
+      s.strategy =
+          static_cast<RackAwareStrategy>(one_of(r_, ra.value(kRackStrategy), place(kRackStrategy), kRackStrategies));
     if (ra.has(kTrafficCost)) s.traffic_cost = r_.integer_in(ra.value(kTrafficCost), place(kTrafficCost), 0);
     if (ra.has(kNonOverlapCost))
       s.non_overlap_cost = r_.integer_in(ra.value(kNonOverlapCost), place(kNonOverlapCost), 0);
@@ -218,8 +215,7 @@ class ConfigParser {
       std::set<std::string> seen_tags;  // linear-log, however long the list
       for (const Node& tag : tags) {
         std::string t = r_.string(tag, place(kRackTags));
-        if (!seen_tags.insert(t).second)
-          r_.fail_at(tag, place(kRackTags), fmt::format("tag '{}' listed twice", t));
+        if (!seen_tags.insert(t).second) r_.fail_at(tag, place(kRackTags), fmt::format("tag '{}' listed twice", t));
         s.tags.push_back(std::move(t));
       }
     }
@@ -271,8 +267,7 @@ class ConfigParser {
 
 }  // namespace
 
-Config parse_config(std::string_view text, const std::string& source_name,
-                    const std::filesystem::path& base_dir) {
+Config parse_config(std::string_view text, const std::string& source_name, const std::filesystem::path& base_dir) {
   return ConfigParser(source_name, base_dir).parse(text);
 }
 
@@ -291,9 +286,10 @@ std::string strategy_to_run(const Config& config, const std::string& requested) 
   if (!requested.empty()) return requested;
   if (!config.strategy.empty()) return config.strategy;
   const std::string where = config.source.empty() ? std::string("the config") : config.source.string();
-  throw InputError(fmt::format("no strategy to run: give --strategy NAME, or add 'strategy: NAME' to {} "
-                               "('assignor plugins' lists the names)",
-                               where));
+  throw InputError(
+      fmt::format("no strategy to run: give --strategy NAME, or add 'strategy: NAME' to {} "
+                  "('assignor plugins' lists the names)",
+                  where));
 }
 
 std::string place_prefix(const Config& config, const std::string& key) {

@@ -52,7 +52,7 @@ DocumentBudget::Step DocumentBudget::scalar_growing(std::size_t text_bytes) noex
   if (size_[kText] + text_bytes > std::numeric_limits<std::uint32_t>::max()) return Step::text_over_4gib;
   bool grew = false;
   for (const auto& [array, n] : {std::pair{kText, std::uint64_t{text_bytes}}, std::pair{kNodes, std::uint64_t{1}},
-                                std::pair{kStack, std::uint64_t{1}}}) {
+                                 std::pair{kStack, std::uint64_t{1}}}) {
     const Step step = add(array, n);
     if (step == Step::over_budget) return step;
     grew = grew || step == Step::grew;

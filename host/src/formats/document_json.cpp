@@ -48,9 +48,7 @@ class JsonBuilder {
     const std::string_view token = v.raw_json_token();
     const DocMark mark = at(token.data());
     switch (v.type().value()) {
-      case simdjson::ondemand::json_type::object:
-        object(v.get_object().value(), mark, depth);
-        return;
+      case simdjson::ondemand::json_type::object: object(v.get_object().value(), mark, depth); return;
       case simdjson::ondemand::json_type::array: {
         const auto o = b_.open(DocType::Sequence, mark, depth);
         // A named array: iterating `v.get_array().value()` directly would range over a reference
@@ -60,9 +58,7 @@ class JsonBuilder {
         b_.close(o);
         return;
       }
-      case simdjson::ondemand::json_type::string:
-        b_.scalar(v.get_string().value(), true, mark);
-        return;
+      case simdjson::ondemand::json_type::string: b_.scalar(v.get_string().value(), true, mark); return;
       case simdjson::ondemand::json_type::boolean:
         b_.scalar(v.get_bool().value() ? "true" : "false", false, mark);
         return;
@@ -71,9 +67,7 @@ class JsonBuilder {
         (void)v.is_null().value();
         b_.null(mark);
         return;
-      case simdjson::ondemand::json_type::number:
-        b_.scalar(json_token_text(token), false, mark);
-        return;
+      case simdjson::ondemand::json_type::number: b_.scalar(json_token_text(token), false, mark); return;
     }
   }
 
@@ -85,8 +79,7 @@ class JsonBuilder {
 
 }  // namespace
 
-std::unique_ptr<Document> parse_json_document(std::string_view text, const std::string& source,
-                                              std::size_t readable) {
+std::unique_ptr<Document> parse_json_document(std::string_view text, const std::string& source, std::size_t readable) {
   static_assert(kJsonPadding >= simdjson::SIMDJSON_PADDING);
   const auto first = text.find_first_not_of(" \t\r\n");
   if (first == std::string_view::npos || text[first] != '{') return nullptr;

@@ -117,7 +117,7 @@ class AliasExpansionGuard final : public YAML::EventHandler {
   const std::string& source_;
   YAML::Mark document_mark_;
   bool root_seen_ = false;
-  std::vector<std::uint64_t> anchor_size_;  // by anchor id: 0 unknown, kOpen while being parsed
+  std::vector<std::uint64_t> anchor_size_;                      // by anchor id: 0 unknown, kOpen while being parsed
   std::vector<std::pair<YAML::anchor_t, std::uint64_t>> open_;  // open collections: anchor, expanded at start
   std::uint64_t written_ = 0;
   std::uint64_t expanded_ = 0;
@@ -158,8 +158,10 @@ class YamlEvents final : public YAML::EventHandler {
   }
   void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
     guard_.OnAlias(mark, anchor);  // refuses cycles and runaway expansion
-    if (anchor < anchors_.size() && anchors_[anchor] != kNone) b_.reference(anchors_[anchor], mark_of(mark));
-    else b_.null(mark_of(mark));  // yaml-cpp reports an unknown anchor itself
+    if (anchor < anchors_.size() && anchors_[anchor] != kNone)
+      b_.reference(anchors_[anchor], mark_of(mark));
+    else
+      b_.null(mark_of(mark));  // yaml-cpp reports an unknown anchor itself
   }
   void OnSequenceStart(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
                        YAML::EmitterStyle::value style) override {
@@ -232,14 +234,14 @@ void refuse_oversized_flow_collections(std::string_view text, const std::string&
   const std::uint64_t budget =
       kDocumentBytesPerInputByte * static_cast<std::uint64_t>(text.size()) + kDocumentBaseBytes;
   const std::uint64_t max_tokens = budget / kYamlQueuedTokenBytes;
-  int depth = 0;         // flow nesting
-  int queued_at = 0;     // depth of the outermost collection being queued, 0 when none is
+  int depth = 0;      // flow nesting
+  int queued_at = 0;  // depth of the outermost collection being queued, 0 when none is
   std::uint64_t tokens = 0;
   DocMark open{};
   int line = 0;
   std::size_t line_start = 0;
   bool node_start = true;  // block context: a line start, or after '- ' or '? ' (not after ': ')
-  char previous = '\n';   // the last character that was not a blank ('\n' at a line's start)
+  char previous = '\n';    // the last character that was not a blank ('\n' at a line's start)
   auto refuse = [&] {
     fail(source, open,
          fmt::format("this flow collection ([...] or {{...}}, more than {} tokens) would need more than {} MiB "
@@ -273,8 +275,10 @@ void refuse_oversized_flow_collections(std::string_view text, const std::string&
         } else if (c == '"' && text[i] == '\\') {
           ++i;
         } else if (text[i] == c) {
-          if (c == '\'' && i + 1 < text.size() && text[i + 1] == '\'') ++i;  // '' is a quote inside
-          else break;
+          if (c == '\'' && i + 1 < text.size() && text[i + 1] == '\'')
+            ++i;  // '' is a quote inside
+          else
+            break;
         }
       }
       if (queued_at > 0) ++tokens;
@@ -314,8 +318,7 @@ void refuse_oversized_flow_collections(std::string_view text, const std::string&
       case ':':
         tokens += 2;  // the indicator, and the entry or value token that comes with it
         break;
-      default:
-        break;
+      default: break;
     }
     if (queued_at > 0 && tokens > max_tokens) refuse();
     previous = c;
@@ -344,16 +347,16 @@ std::string tab_hint(std::string_view text, int error_line, std::string_view mes
 
 }  // namespace
 
-std::unique_ptr<Document> parse_yaml_document(std::string_view text, const std::string& source,
-                                              std::string_view what) {
+std::unique_ptr<Document> parse_yaml_document(std::string_view text, const std::string& source, std::string_view what) {
   // yaml-cpp takes a NUL for the end of the stream and reports whatever it was in the middle of
   // ("unknown escape character: \n"); YAML text holds none, so say where it is and what it means.
   if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos) {
     const std::string_view before = text.substr(0, nul);
     const std::size_t line_start = before.rfind('\n') == std::string_view::npos ? 0 : before.rfind('\n') + 1;
-    throw InputError(fmt::format("{}:{}:{}: a NUL byte, which YAML and JSON text never hold (a binary file, or text "
-                                 "in UTF-16?)",
-                                 source, std::count(before.begin(), before.end(), '\n') + 1, nul - line_start + 1));
+    throw InputError(
+        fmt::format("{}:{}:{}: a NUL byte, which YAML and JSON text never hold (a binary file, or text "
+                    "in UTF-16?)",
+                    source, std::count(before.begin(), before.end(), '\n') + 1, nul - line_start + 1));
   }
   refuse_oversized_flow_collections(text, source);
   auto doc = std::make_unique<Document>();

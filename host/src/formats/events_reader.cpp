@@ -38,7 +38,8 @@ class EventsParser {
         detail::load_document(text, source_, "a map with an 'events' list, e.g. events: [{round: 1, leave: c1}]");
     const Node root = document.root();
     if (!root.IsMap())
-      r_.fail_at(root, "", fmt::format("expected a map with an 'events' list at the top level, got {}", describe(root)));
+      r_.fail_at(root, "",
+                 fmt::format("expected a map with an 'events' list at the top level, got {}", describe(root)));
     const Fields top(r_, root, "", kTopKeys);
     std::vector<SimulationEvent> events;
     if (!top.has(0)) return events;  // "events:" alone, or no key: nothing happens
@@ -79,10 +80,12 @@ class EventsParser {
     SimulationEvent e;
     e.where = detail::location(source_, node.Mark());
     if (f.given(kRound) == f.given(kAtMs))
-      r_.fail_at(node, place, f.given(kRound) ? "'round' and 'at_ms' in one entry: give one"
-                                              : "expected 'round' (a rebalance number) or 'at_ms' (a time)");
+      r_.fail_at(node, place,
+                 f.given(kRound) ? "'round' and 'at_ms' in one entry: give one"
+                                 : "expected 'round' (a rebalance number) or 'at_ms' (a time)");
     if (f.given(kRound)) {
-      e.round = static_cast<std::uint32_t>(r_.integer_in(f.require(kRound, place), join_place(place, "round"), 1, kU32Max));
+      e.round =
+          static_cast<std::uint32_t>(r_.integer_in(f.require(kRound, place), join_place(place, "round"), 1, kU32Max));
     } else {
       e.round = 0;
       e.at_ms = r_.integer_in(f.require(kAtMs, place), join_place(place, "at_ms"), 0, kMaxEventMs);
@@ -93,9 +96,9 @@ class EventsParser {
     for (const std::size_t k : {kJoin, kLeave, kRestart}) {
       if (!f.given(k)) continue;
       if (++kinds == 2)
-        r_.fail_at(f.key(k), place,
-                   fmt::format("'{}' and '{}' in one entry: write one entry per event", kEventKeys[kind_key],
-                               kEventKeys[k]));
+        r_.fail_at(
+            f.key(k), place,
+            fmt::format("'{}' and '{}' in one entry: write one entry per event", kEventKeys[kind_key], kEventKeys[k]));
       kind_key = k;
     }
     if (kinds == 0) r_.fail_at(node, place, "expected one of 'join', 'leave' or 'restart'");
@@ -177,7 +180,8 @@ class EventsParser {
           const Fields rs(r_, value, kind_place, kRestartKeys);
           e.client = r_.string(rs.require(kRestartId, kind_place), join_place(kind_place, "id"));
           if (rs.has(kKeepState)) e.keep_state = r_.boolean(rs.value(kKeepState), join_place(kind_place, "keep_state"));
-          if (rs.has(kDownMs)) e.down_ms = r_.integer_in(rs.value(kDownMs), join_place(kind_place, "down_ms"), 0, kMaxEventMs);
+          if (rs.has(kDownMs))
+            e.down_ms = r_.integer_in(rs.value(kDownMs), join_place(kind_place, "down_ms"), 0, kMaxEventMs);
           if (rs.has(kRestartLeavesGroup))
             e.leaves_group = r_.boolean(rs.value(kRestartLeavesGroup), join_place(kind_place, "leaves_group"));
         } else {
@@ -210,7 +214,8 @@ std::string format_ms(std::int64_t ms) {
 std::string describe(const SimulationEvent& event) {
   switch (event.kind) {
     case EventKind::join: {
-      std::string text = fmt::format("{} joins ({} thread{}", event.client, event.threads, event.threads == 1 ? "" : "s");
+      std::string text =
+          fmt::format("{} joins ({} thread{}", event.client, event.threads, event.threads == 1 ? "" : "s");
       if (event.rack) text += fmt::format(", rack {}", *event.rack);
       return text + ")";
     }

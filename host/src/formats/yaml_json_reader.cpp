@@ -38,14 +38,10 @@ std::string join_place(std::string_view place, std::string_view field) {
 std::string describe(const Node& node) {
   switch (node.Type()) {
     case DocType::Null:
-    case DocType::Undefined:
-      return "null";
-    case DocType::Sequence:
-      return "a list";
-    case DocType::Map:
-      return "a map";
-    case DocType::Scalar:
-      break;
+    case DocType::Undefined: return "null";
+    case DocType::Sequence: return "a list";
+    case DocType::Map: return "a map";
+    case DocType::Scalar: break;
   }
   std::string text(node.Scalar());
   if (text.size() > 40) text = text.substr(0, 37) + "...";
@@ -92,12 +88,12 @@ int open_input(const std::string& source, const std::filesystem::path& path, std
   if (const std::string problem = input_path_problem(path); !problem.empty())
     throw InputError(fmt::format("{}: cannot read {}: {}", source, what, problem));
   auto failed = [&](int error) {
-    return InputError(fmt::format("{}: cannot read {}: {}", source, what,
-                                  std::error_code(error, std::generic_category()).message()));
+    return InputError(
+        fmt::format("{}: cannot read {}: {}", source, what, std::error_code(error, std::generic_category()).message()));
   };
   // "-" is standard input (a copy of its descriptor, so that closing it here closes nothing else).
-  const int fd = path == "-" ? ::fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3)
-                             : ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  const int fd =
+      path == "-" ? ::fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3) : ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) throw failed(errno);
   // Blocking again for the reads: a writer that is slow to write is waited for.
   if (const int flags = ::fcntl(fd, F_GETFL); flags == -1 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) == -1) {
@@ -111,13 +107,14 @@ int open_input(const std::string& source, const std::filesystem::path& path, std
 std::string read_text_file(const std::string& source, const std::filesystem::path& path, std::string_view what,
                            std::uint64_t max_bytes) {
   auto too_large = [&](std::string_view size) {
-    return InputError(fmt::format("{}: the {} is too large ({} bytes); the limit is {} bytes "
-                                  "(limits.max_file_mb in the config)",
-                                  source, what, size, max_bytes));
+    return InputError(
+        fmt::format("{}: the {} is too large ({} bytes); the limit is {} bytes "
+                    "(limits.max_file_mb in the config)",
+                    source, what, size, max_bytes));
   };
   auto failed = [&](int error) {
-    return InputError(fmt::format("{}: cannot read {}: {}", source, what,
-                                  std::error_code(error, std::generic_category()).message()));
+    return InputError(
+        fmt::format("{}: cannot read {}: {}", source, what, std::error_code(error, std::generic_category()).message()));
   };
   const int fd = open_input(source, path, what);
   struct Closer {
@@ -222,9 +219,10 @@ std::string json_behind_yaml_comments(std::string_view text) {
 LoadedDocument load_document(std::string_view text, const std::string& source, std::string_view what,
                              std::uint64_t max_bytes, std::size_t readable) {
   if (text.size() > max_bytes)
-    throw InputError(fmt::format("{}: {} bytes is more than the limit of {} bytes (limits.max_file_mb in the "
-                                 "config)",
-                                 source, text.size(), max_bytes));
+    throw InputError(
+        fmt::format("{}: {} bytes is more than the limit of {} bytes (limits.max_file_mb in the "
+                    "config)",
+                    source, text.size(), max_bytes));
   try {
     // Strict JSON (what `assignor generate` and other tools write) takes the fast path.
     if (auto json = parse_json_document(text, source, readable)) return {std::move(json)};
@@ -232,9 +230,10 @@ LoadedDocument load_document(std::string_view text, const std::string& source, s
       if (auto json = parse_json_document(blanked, source, blanked.capacity())) return {std::move(json)};
     return {parse_yaml_document(text, source, what)};
   } catch (const std::bad_alloc&) {
-    throw InputError(fmt::format("{}: ran out of memory reading this {}-byte file; free memory, or split or "
-                                 "shrink the file",
-                                 source, text.size()));
+    throw InputError(
+        fmt::format("{}: ran out of memory reading this {}-byte file; free memory, or split or "
+                    "shrink the file",
+                    source, text.size()));
   }
 }
 
@@ -337,12 +336,10 @@ std::int64_t FieldReader::integer(const Node& node, Place place) const {
   if (!is_plain_scalar(node)) wrong_kind(node, place, "an integer");
   std::int64_t value = 0;
   switch (parse_int64(node.Scalar(), value)) {
-    case IntParse::ok:
-      return value;
+    case IntParse::ok: return value;
     case IntParse::out_of_range:
       fail_at(node, place, fmt::format("integer {} is out of range (64-bit signed)", node.Scalar()));
-    case IntParse::not_an_integer:
-      break;
+    case IntParse::not_an_integer: break;
   }
   wrong_kind(node, place, "an integer");
 }
@@ -358,12 +355,9 @@ double FieldReader::number(const Node& node, Place place) const {
   if (!is_plain_scalar(node)) wrong_kind(node, place, "a number");
   double value = 0;
   switch (parse_number(node.Scalar(), value)) {
-    case NumberParse::ok:
-      return value;
-    case NumberParse::not_finite:
-      fail_at(node, place, fmt::format("must be a finite number, got {}", node.Scalar()));
-    case NumberParse::not_a_number:
-      break;
+    case NumberParse::ok: return value;
+    case NumberParse::not_finite: fail_at(node, place, fmt::format("must be a finite number, got {}", node.Scalar()));
+    case NumberParse::not_a_number: break;
   }
   wrong_kind(node, place, "a number");
 }
@@ -381,7 +375,11 @@ bool FieldReader::boolean(const Node& node, Place place) const {
 
 Fields::Fields(const FieldReader& reader, const Node& map, Place place, const std::vector<std::string>& known,
                DeferChecks)
-    : reader_(reader), map_(map), known_(known), keys_(known.size()), values_(known.size()),
+    : reader_(reader),
+      map_(map),
+      known_(known),
+      keys_(known.size()),
+      values_(known.size()),
       present_(known.size(), false) {
   reader.expect_map(map, place);
   for (auto it = map.begin(); it != map.end(); ++it) {
@@ -396,8 +394,7 @@ Fields::Fields(const FieldReader& reader, const Node& map, Place place, const st
     }
     if (present_[i]) {
       if (!problem_)
-        problem_.emplace(key,
-                         fmt::format("key '{}' given twice (first at line {})", name, keys_[i].Mark().line + 1));
+        problem_.emplace(key, fmt::format("key '{}' given twice (first at line {})", name, keys_[i].Mark().line + 1));
       continue;
     }
     present_[i] = true;

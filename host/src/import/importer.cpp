@@ -1,8 +1,8 @@
 #include "assignor/host/import/importer.hpp"
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <stdlib.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <fstream>
@@ -13,12 +13,12 @@
 #include "assignor/errors.hpp"
 #include "assignor/host/formats/assignment_io.hpp"
 #include "assignor/host/formats/cluster_writer.hpp"
+#include "assignor/host/formats/text_file.hpp"
 #include "assignor/host/import/kafka_log.hpp"
 #include "assignor/host/support/logging.hpp"
 #include "assignor/host/support/printable.hpp"
 #include "assignor/host/support/temporary_files.hpp"
 #include "assignor/host/support/utf8.hpp"
-#include "assignor/host/formats/text_file.hpp"
 #include "assignor/lags.hpp"
 #include "assignor/metrics.hpp"
 #include "assignor/validation.hpp"
@@ -56,8 +56,8 @@ void prepare_output_dir(const ImportOptions& options) {
   std::error_code ec;
   fs::create_directories(options.output_dir, ec);
   if (!fs::is_directory(options.output_dir, ec))
-    throw InputError(fmt::format("--output-dir {}: cannot create the directory{}", dir,
-                                 ec ? ": " + ec.message() : std::string()));
+    throw InputError(
+        fmt::format("--output-dir {}: cannot create the directory{}", dir, ec ? ": " + ec.message() : std::string()));
   std::size_t entries = 0, theirs = 0;
   std::string example;
   for (const auto& entry : fs::directory_iterator(options.output_dir, ec)) {
@@ -72,14 +72,16 @@ void prepare_output_dir(const ImportOptions& options) {
   }
   if (ec) throw InputError(fmt::format("--output-dir {}: cannot list the directory: {}", dir, ec.message()));
   if (entries > 0 && !options.replace)
-    throw InputError(fmt::format("--output-dir {}: not empty ({} entr{}, such as '{}'): an import there would mix "
-                                 "with what it holds; give a new or empty directory, or --replace to replace the "
-                                 "previous import in it",
-                                 dir, entries, entries == 1 ? "y" : "ies", printable(example)));
+    throw InputError(
+        fmt::format("--output-dir {}: not empty ({} entr{}, such as '{}'): an import there would mix "
+                    "with what it holds; give a new or empty directory, or --replace to replace the "
+                    "previous import in it",
+                    dir, entries, entries == 1 ? "y" : "ies", printable(example)));
   if (theirs > 0)
-    log().warn("--output-dir {}: --replace replaces the previous import's files; {} other entr{} (such as '{}') "
-               "stay",
-               dir, theirs, theirs == 1 ? "y" : "ies", printable(example));
+    log().warn(
+        "--output-dir {}: --replace replaces the previous import's files; {} other entr{} (such as '{}') "
+        "stay",
+        dir, theirs, theirs == 1 ? "y" : "ies", printable(example));
 }
 
 // After a successful import: the previous import's files that are not this one's go.
@@ -90,7 +92,8 @@ void remove_previous_import(const fs::path& dir, const fs::path& staging) {
     if (entry.path() != staging && is_import_file(entry.path().filename().string())) stale.push_back(entry.path());
   for (const auto& path : stale) {
     fs::remove_all(path, ec);
-    if (ec) throw InputError(fmt::format("{}: cannot remove the previous import's file: {}", path.string(), ec.message()));
+    if (ec)
+      throw InputError(fmt::format("{}: cannot remove the previous import's file: {}", path.string(), ec.message()));
   }
 }
 
@@ -105,9 +108,10 @@ std::string config_yaml(const AssignmentSettings& s, const ImportedRebalance& r)
   const auto& ra = s.rack_aware;
   if (ra.strategy != RackAwareStrategy::none || !ra.tags.empty() || ra.traffic_cost || ra.non_overlap_cost) {
     out += "  rack_aware:\n";
-    out += fmt::format("    strategy: {}\n", ra.strategy == RackAwareStrategy::min_traffic           ? "min_traffic"
-                                             : ra.strategy == RackAwareStrategy::balance_subtopology ? "balance_subtopology"
-                                                                                                     : "none");
+    out += fmt::format("    strategy: {}\n", ra.strategy == RackAwareStrategy::min_traffic ? "min_traffic"
+                                             : ra.strategy == RackAwareStrategy::balance_subtopology
+                                                 ? "balance_subtopology"
+                                                 : "none");
     if (ra.traffic_cost) out += fmt::format("    traffic_cost: {}\n", *ra.traffic_cost);
     if (ra.non_overlap_cost) out += fmt::format("    non_overlap_cost: {}\n", *ra.non_overlap_cost);
     if (!ra.tags.empty()) {
@@ -185,7 +189,8 @@ ImportResult import_kafka_logs(const ImportOptions& options) {
     };
     while (next_line()) {
       const std::uint64_t number = lines.line_number();
-      if ((number & 0xFFFF) == 0 && options.progress) options.progress(result.bytes + lines.bytes_read(), pending.size());
+      if ((number & 0xFFFF) == 0 && options.progress)
+        options.progress(result.bytes + lines.bytes_read(), pending.size());
       // A StreamsConfig dump: a text layout prints one `\tkey = value` line after its first line.
       // (A container prefix may come before the tab.)
       if (in_dump) {
@@ -203,8 +208,10 @@ ImportResult import_kafka_logs(const ImportOptions& options) {
         in_dump = true;
         // A JSON message holds the whole dump on this line.
         std::string text(line);
-        for (std::size_t at = text.find("\\n"); at != std::string::npos; at = text.find("\\n", at)) text.replace(at, 2, "\n");
-        for (std::size_t at = text.find("\\t"); at != std::string::npos; at = text.find("\\t", at)) text.replace(at, 2, "\t");
+        for (std::size_t at = text.find("\\n"); at != std::string::npos; at = text.find("\\n", at))
+          text.replace(at, 2, "\n");
+        for (std::size_t at = text.find("\\t"); at != std::string::npos; at = text.find("\\t", at))
+          text.replace(at, 2, "\t");
         for (const auto& [k, v] : streams_config_entries(text))
           apply_streams_property(state.settings, k, v, fmt::format("{}:{}", name, number));
         continue;
@@ -220,7 +227,8 @@ ImportResult import_kafka_logs(const ImportOptions& options) {
       corrupt_ends.clear();
       const std::string where = fmt::format("{}:{}", name, number);
       if (lines.cut()) {
-        warn(where, fmt::format("a Decided line longer than {} bytes, cut there: not imported", options.max_line_bytes));
+        warn(where,
+             fmt::format("a Decided line longer than {} bytes, cut there: not imported", options.max_line_bytes));
         continue;
       }
       const ParsedDecided parsed = parse_decided_message(found->message);
@@ -266,9 +274,10 @@ ImportResult import_kafka_logs(const ImportOptions& options) {
         continue;
       }
       if (!over_budget.empty())
-        r.notes.push_back(fmt::format("Kafka's decision does not fit these settings ({}): are they the "
-                                      "application's? (--streams-config)",
-                                      over_budget));
+        r.notes.push_back(
+            fmt::format("Kafka's decision does not fit these settings ({}): are they the "
+                        "application's? (--streams-config)",
+                        over_budget));
       std::string told_apart = r.kafka.warmups.empty() && r.kafka.standbys.empty() ? "none" : "by lag";
       if (options.replay_kafka && !r.kafka.warmups.empty()) {
         const std::optional<Assignment> again = options.replay_kafka(r.cluster, settings);
@@ -300,9 +309,10 @@ ImportResult import_kafka_logs(const ImportOptions& options) {
       entry.notes = r.notes;
       for (const auto& note : entry.notes) warn(where, note);
       if (r.standbys_inferred) {
-        const std::string note = fmt::format("num.standby.replicas not given: {} inferred from Kafka's decision (give "
-                                             "--streams-config to be sure)",
-                                             r.num_standby_replicas);
+        const std::string note = fmt::format(
+            "num.standby.replicas not given: {} inferred from Kafka's decision (give "
+            "--streams-config to be sure)",
+            r.num_standby_replicas);
         // Said once per value (every rebalance without the setting infers it), kept in each entry.
         if (inferred_said.insert(r.num_standby_replicas).second) warn(where, note);
         entry.notes.push_back(note);
@@ -351,10 +361,14 @@ ImportResult import_kafka_logs(const ImportOptions& options) {
   for (const auto& r : result.rebalances)
     for (const char* kind : {".cluster.json", ".config.yaml", ".kafka.json"}) {
       fs::rename(stage / (r.name + kind), options.output_dir / (r.name + kind), ec);
-      if (ec) throw InputError(fmt::format("{}: cannot move into place: {}", (stage / (r.name + kind)).string(), ec.message()));
+      if (ec)
+        throw InputError(
+            fmt::format("{}: cannot move into place: {}", (stage / (r.name + kind)).string(), ec.message()));
     }
   fs::rename(stage / "index.json", options.output_dir / "index.json", ec);
-  if (ec) throw InputError(fmt::format("{}: cannot move into place: {}", (options.output_dir / "index.json").string(), ec.message()));
+  if (ec)
+    throw InputError(
+        fmt::format("{}: cannot move into place: {}", (options.output_dir / "index.json").string(), ec.message()));
   return result;
 }
 
@@ -398,16 +412,18 @@ std::string import_table(const ImportResult& result) {
     time_w = std::max(time_w, r.timestamp.size());
     source_w = std::max(source_w, r.source.size());
   }
-  std::string out = fmt::format("{:<{}}  {:<{}}  {:<{}}  {:>7}  {:>5}  {:>8}  {:>8}  {:>7}  {}\n", "rebalance", name_w,
-                                "timestamp", time_w, "source", source_w, "clients", "tasks", "stateful", "standbys",
-                                "warmups", "probing");
+  std::string out =
+      fmt::format("{:<{}}  {:<{}}  {:<{}}  {:>7}  {:>5}  {:>8}  {:>8}  {:>7}  {}\n", "rebalance", name_w, "timestamp",
+                  time_w, "source", source_w, "clients", "tasks", "stateful", "standbys", "warmups", "probing");
   for (const auto& r : result.rebalances)
     out += fmt::format("{:<{}}  {:<{}}  {:<{}}  {:>7}  {:>5}  {:>8}  {:>8}  {:>7}  {}\n", r.name, name_w, r.timestamp,
                        time_w, printable(r.source), source_w, r.clients, r.tasks, r.logged_tasks, r.standbys, r.warmups,
                        r.probing ? "yes" : "no");
   out += fmt::format("{} rebalance{} imported", result.rebalances.size(), result.rebalances.size() == 1 ? "" : "s");
-  if (!result.warnings.empty()) out += fmt::format(", {} warning{}", result.warnings.size(), result.warnings.size() == 1 ? "" : "s");
-  if (result.duplicates > 0) out += fmt::format(", {} duplicate line{} skipped", result.duplicates, result.duplicates == 1 ? "" : "s");
+  if (!result.warnings.empty())
+    out += fmt::format(", {} warning{}", result.warnings.size(), result.warnings.size() == 1 ? "" : "s");
+  if (result.duplicates > 0)
+    out += fmt::format(", {} duplicate line{} skipped", result.duplicates, result.duplicates == 1 ? "" : "s");
   out += "\n";
   return out;
 }

@@ -12,10 +12,10 @@
 #include <set>
 
 #include "assignor/errors.hpp"
-#include "assignor/host/support/utf8.hpp"
 #include "assignor/host/formats/limits.hpp"
 #include "assignor/host/formats/text_file.hpp"
 #include "assignor/host/support/printable.hpp"
+#include "assignor/host/support/utf8.hpp"
 #include "assignor/kafka_identity.hpp"
 
 namespace assignor::host {
@@ -90,9 +90,7 @@ bool find_timestamp(std::string_view text, std::string& printed, std::optional<s
       }
     }
     printed.assign(text.substr(i, end - i));
-    ms = ((days_from_civil(y, mo, d) * 24 + h) * 60 + mi - offset_min) *
-             60000 +
-         s * 1000 + millis;
+    ms = ((days_from_civil(y, mo, d) * 24 + h) * 60 + mi - offset_min) * 60000 + s * 1000 + millis;
     return true;
   }
   return false;
@@ -108,8 +106,8 @@ std::size_t container_prefix(std::string_view line, std::string& instance) {
     }
   }
   std::size_t i = 0;
-  while (i < line.size() && (std::isalnum(static_cast<unsigned char>(line[i])) || line[i] == '_' || line[i] == '-' ||
-                             line[i] == '.'))
+  while (i < line.size() &&
+         (std::isalnum(static_cast<unsigned char>(line[i])) || line[i] == '_' || line[i] == '-' || line[i] == '.'))
     ++i;
   if (i == 0 || i > 128) return 0;
   std::size_t j = i;
@@ -136,8 +134,8 @@ bool decided_from_json(std::string_view text, DecidedLine& out) {
       if (field.value.get(value) != simdjson::SUCCESS) continue;
       const std::string_view key = field.key;
       if (message.empty() && find_text(value, kDecided) != std::string_view::npos &&
-          (key == "message" || key == "msg" || key == "log" || key == "@message" || key == "MESSAGE" ||
-           key == "text" || key == "body"))
+          (key == "message" || key == "msg" || key == "log" || key == "@message" || key == "MESSAGE" || key == "text" ||
+           key == "body"))
         message.assign(value);
       else if (time.empty() && (key == "@timestamp" || key == "timestamp" || key == "time" || key == "ts" ||
                                 key == "date" || key == "datetime"))
@@ -206,14 +204,15 @@ TaskId task_of(std::string_view text, const Cursor& at) {
   if (id) return *id;
   if (text.find("__") != std::string_view::npos ||
       (std::count(text.begin(), text.end(), '_') == 2 && !text.empty() && !is_digit(text[0])))
-    throw ParseError{fmt::format("unsupported: task '{}' belongs to a named topology (at character {})",
-                                 printable(text), at.pos())};
+    throw ParseError{
+        fmt::format("unsupported: task '{}' belongs to a named topology (at character {})", printable(text), at.pos())};
   throw ParseError{fmt::format("garbled: '{}' is not a task id (at character {})", printable(text), at.pos())};
 }
 
 // "([a, b, c])" -> items; the caller reads each item.
 std::vector<std::string_view> list_items(Cursor& c, std::string_view label) {
-  if (!c.eat("([")) throw ParseError{fmt::format("garbled: {} does not start with '([' (at character {})", label, c.pos())};
+  if (!c.eat("(["))
+    throw ParseError{fmt::format("garbled: {} does not start with '([' (at character {})", label, c.pos())};
   std::vector<std::string_view> items;
   if (c.eat("])")) return items;
   for (;;) {
@@ -236,36 +235,45 @@ std::vector<std::pair<TaskId, std::int64_t>> task_map(Cursor& c, std::string_vie
     const auto eq = item.find('=');
     std::int64_t v = 0;
     if (eq == std::string_view::npos || !parse_int(item.substr(eq + 1), v))
-      throw ParseError{fmt::format("garbled: {} entry '{}' is not task=number (at character {})", label, printable(item),
-                                   c.pos())};
+      throw ParseError{
+          fmt::format("garbled: {} entry '{}' is not task=number (at character {})", label, printable(item), c.pos())};
     // Kafka prints a lag as end offset minus offset (>= 0), or its sentinels -2 (a running active,
     // Task.LATEST_OFFSET) and -3 (unknown); any other negative lag is no state Kafka had.
     if (label == "taskLagTotals" && v < 0 && v != -2 && v != -3)
-      throw ParseError{fmt::format("garbled: {} entry '{}': a lag is 0 or more, or Kafka's -2 (running) or -3 "
-                                   "(unknown), got {} (at character {})",
-                                   label, printable(item), v, c.pos())};
+      throw ParseError{
+          fmt::format("garbled: {} entry '{}': a lag is 0 or more, or Kafka's -2 (running) or -3 "
+                      "(unknown), got {} (at character {})",
+                      label, printable(item), v, c.pos())};
     out.emplace_back(task_of(item.substr(0, eq), c), v);
   }
   return out;
 }
 
-const std::vector<std::string> kVariant26 = {"activeTasks", "standbyTasks", "prevActiveTasks", "prevStandbyTasks",
-                                             "prevOwnedPartitionsByConsumerId", "changelogOffsetTotalsByTask",
-                                             "taskLagTotals", "capacity"};
-const std::vector<std::string> kVariant27 = {"activeTasks", "standbyTasks", "prevActiveTasks", "prevStandbyTasks",
-                                             "changelogOffsetTotalsByTask", "taskLagTotals", "capacity"};
-const std::vector<std::string> kVariant32 = {"activeTasks", "standbyTasks", "prevActiveTasks", "prevStandbyTasks",
-                                             "changelogOffsetTotalsByTask", "taskLagTotals", "clientTags", "capacity"};
+const std::vector<std::string> kVariant26 = {"activeTasks",
+                                             "standbyTasks",
+                                             "prevActiveTasks",
+                                             "prevStandbyTasks",
+                                             "prevOwnedPartitionsByConsumerId",
+                                             "changelogOffsetTotalsByTask",
+                                             "taskLagTotals",
+                                             "capacity"};
+const std::vector<std::string> kVariant27 = {
+    "activeTasks",   "standbyTasks", "prevActiveTasks", "prevStandbyTasks", "changelogOffsetTotalsByTask",
+    "taskLagTotals", "capacity"};
+const std::vector<std::string> kVariant32 = {
+    "activeTasks",   "standbyTasks", "prevActiveTasks", "prevStandbyTasks", "changelogOffsetTotalsByTask",
+    "taskLagTotals", "clientTags",   "capacity"};
 
 LoggedClient client_state(Cursor& c, std::string& variant) {
   LoggedClient out;
-  if (!c.eat("[")) throw ParseError{fmt::format("garbled: a client state does not start with '[' (at character {})", c.pos())};
+  if (!c.eat("["))
+    throw ParseError{fmt::format("garbled: a client state does not start with '[' (at character {})", c.pos())};
   std::vector<std::string> labels;
   for (;;) {
     const std::string label(c.until_any(":],{}"));
     if (!c.eat(": "))
-      throw ParseError{fmt::format("cut or garbled: expected a field label such as 'activeTasks: ' (at character {})",
-                                   c.pos())};
+      throw ParseError{
+          fmt::format("cut or garbled: expected a field label such as 'activeTasks: ' (at character {})", c.pos())};
     labels.push_back(label);
     if (label == "capacity") {
       std::int64_t capacity = 0, assigned = 0;
@@ -277,13 +285,20 @@ LoggedClient client_state(Cursor& c, std::string& variant) {
       out.capacity = static_cast<std::uint32_t>(capacity);
       break;
     }
-    if (label == "activeTasks") out.active = task_list(c, label);
-    else if (label == "standbyTasks") out.standby = task_list(c, label);
-    else if (label == "prevActiveTasks") out.previous_active = task_list(c, label);
-    else if (label == "prevStandbyTasks") out.previous_standby = task_list(c, label);
-    else if (label == "changelogOffsetTotalsByTask") out.offset_sums = task_map(c, label);
-    else if (label == "taskLagTotals") out.lags = task_map(c, label);
-    else if (label == "prevOwnedPartitionsByConsumerId") (void)list_items(c, label);
+    if (label == "activeTasks")
+      out.active = task_list(c, label);
+    else if (label == "standbyTasks")
+      out.standby = task_list(c, label);
+    else if (label == "prevActiveTasks")
+      out.previous_active = task_list(c, label);
+    else if (label == "prevStandbyTasks")
+      out.previous_standby = task_list(c, label);
+    else if (label == "changelogOffsetTotalsByTask")
+      out.offset_sums = task_map(c, label);
+    else if (label == "taskLagTotals")
+      out.lags = task_map(c, label);
+    else if (label == "prevOwnedPartitionsByConsumerId")
+      (void)list_items(c, label);
     else if (label == "clientTags") {
       for (std::string_view item : list_items(c, label)) {
         const auto eq = item.find('=');
@@ -300,22 +315,28 @@ LoggedClient client_state(Cursor& c, std::string& variant) {
         out.tags.emplace_back(item.substr(0, eq), item.substr(eq + 1));
       }
     } else {
-      throw ParseError{fmt::format("unknown ClientState variant: field '{}' (at character {}); the versions read are "
-                                   "Kafka 2.6, 2.7-3.1 and 3.2 on",
-                                   printable(label), c.pos())};
+      throw ParseError{
+          fmt::format("unknown ClientState variant: field '{}' (at character {}); the versions read are "
+                      "Kafka 2.6, 2.7-3.1 and 3.2 on",
+                      printable(label), c.pos())};
     }
     if (!c.eat(" ")) throw ParseError{fmt::format("cut or garbled after {} (at character {})", label, c.pos())};
   }
   if (std::find(labels.begin(), labels.end(), "taskLagTotals") == labels.end())
-    throw ParseError{"unsupported: no lags (taskLagTotals): this line comes from a Kafka Streams build older than "
-                     "2.6 or an unreleased one, and cannot give the assignment's input"};
-  const char* name = labels == kVariant26 ? "2.6" : labels == kVariant27 ? "2.7-3.1" : labels == kVariant32 ? "3.2+" : nullptr;
+    throw ParseError{
+        "unsupported: no lags (taskLagTotals): this line comes from a Kafka Streams build older than "
+        "2.6 or an unreleased one, and cannot give the assignment's input"};
+  const char* name = labels == kVariant26   ? "2.6"
+                     : labels == kVariant27 ? "2.7-3.1"
+                     : labels == kVariant32 ? "3.2+"
+                                            : nullptr;
   if (name == nullptr) {
     std::string fields;
     for (const auto& l : labels) fields += (fields.empty() ? "" : ", ") + l;
-    throw ParseError{fmt::format("unknown ClientState variant (fields {}); the versions read are Kafka 2.6, 2.7-3.1 "
-                                 "and 3.2 on",
-                                 printable(fields))};
+    throw ParseError{
+        fmt::format("unknown ClientState variant (fields {}); the versions read are Kafka 2.6, 2.7-3.1 "
+                    "and 3.2 on",
+                    printable(fields))};
   }
   if (!variant.empty() && variant != name)
     throw ParseError{fmt::format("garbled: clients printed by two ClientState variants ({} and {})", variant, name)};
@@ -411,8 +432,8 @@ ParsedDecided parse_decided_message(std::string_view message) {
         if (c.at_end()) throw ParseError{fmt::format("garbled: expected '<process id>=[' (at character {})", c.pos())};
         // Kafka keys clients by process id, a UUID (ProcessId prints as one).
         if (!parse_uuid(process))
-          throw ParseError{fmt::format("garbled: process id '{}' is not a UUID (at character {})", printable(process),
-                                       c.pos())};
+          throw ParseError{
+              fmt::format("garbled: process id '{}' is not a UUID (at character {})", printable(process), c.pos())};
         c.eat("=");
         LoggedClient client = client_state(c, r.variant);
         client.process = process;
@@ -421,16 +442,16 @@ ParsedDecided parse_decided_message(std::string_view message) {
         r.clients.push_back(std::move(client));
         if (c.eat(", ")) continue;
         if (c.eat("}")) break;
-        throw ParseError{fmt::format("cut or garbled: expected ', ' or '}}' after a client (at character {})", c.pos())};
+        throw ParseError{
+            fmt::format("cut or garbled: expected ', ' or '}}' after a client (at character {})", c.pos())};
       }
     }
     // " with followup", " with no followup" (Kafka's releases) or " with  followup" (unreleased).
-    if (!c.eat(" with")) throw ParseError{fmt::format("garbled: expected ' with' after the map (at character {})", c.pos())};
-    while (c.eat(" ")) {
-    }
+    if (!c.eat(" with"))
+      throw ParseError{fmt::format("garbled: expected ' with' after the map (at character {})", c.pos())};
+    while (c.eat(" ")) {}
     r.probing = !c.eat("no");
-    while (c.eat(" ")) {
-    }
+    while (c.eat(" ")) {}
     if (!c.eat(kEnd))
       throw ParseError{fmt::format("garbled: expected 'followup probing rebalance.' (at character {})", c.pos())};
     out.rebalance = std::move(r);
@@ -450,14 +471,19 @@ void apply_streams_property(StreamsSettings& out, const std::string& key, const 
   auto number = [&](std::int64_t min, std::int64_t max) {
     std::int64_t v = 0;
     if (!parse_int(value, v) || v < min || v > max)
-      throw InputError(fmt::format("{}: {} = {}: expected an integer from {} to {}", where, key, printable(value), min, max));
+      throw InputError(
+          fmt::format("{}: {} = {}: expected an integer from {} to {}", where, key, printable(value), min, max));
     return v;
   };
   AssignmentSettings& s = out.settings;
-  if (key == "num.standby.replicas") s.num_standby_replicas = static_cast<std::uint32_t>(number(0, 1 << 20));
-  else if (key == "max.warmup.replicas") s.max_warmup_replicas = static_cast<std::uint32_t>(number(1, 1 << 30));
-  else if (key == "acceptable.recovery.lag") s.acceptable_recovery_lag = number(0, INT64_MAX);
-  else if (key == "probing.rebalance.interval.ms") s.probing_rebalance_interval_ms = number(60000, kMaxProbingIntervalMs);
+  if (key == "num.standby.replicas")
+    s.num_standby_replicas = static_cast<std::uint32_t>(number(0, 1 << 20));
+  else if (key == "max.warmup.replicas")
+    s.max_warmup_replicas = static_cast<std::uint32_t>(number(1, 1 << 30));
+  else if (key == "acceptable.recovery.lag")
+    s.acceptable_recovery_lag = number(0, INT64_MAX);
+  else if (key == "probing.rebalance.interval.ms")
+    s.probing_rebalance_interval_ms = number(60000, kMaxProbingIntervalMs);
   else if (key == "rack.aware.assignment.tags") {
     s.rack_aware.tags.clear();
     std::string list = value;
@@ -472,12 +498,15 @@ void apply_streams_property(StreamsSettings& out, const std::string& key, const 
       pos = comma + 1;
     }
   } else if (key == "rack.aware.assignment.strategy") {
-    if (value == "none") s.rack_aware.strategy = RackAwareStrategy::none;
-    else if (value == "min_traffic") s.rack_aware.strategy = RackAwareStrategy::min_traffic;
-    else if (value == "balance_subtopology") s.rack_aware.strategy = RackAwareStrategy::balance_subtopology;
+    if (value == "none")
+      s.rack_aware.strategy = RackAwareStrategy::none;
+    else if (value == "min_traffic")
+      s.rack_aware.strategy = RackAwareStrategy::min_traffic;
+    else if (value == "balance_subtopology")
+      s.rack_aware.strategy = RackAwareStrategy::balance_subtopology;
     else
-      throw InputError(fmt::format("{}: {} = {}: expected none, min_traffic or balance_subtopology", where, key,
-                                   printable(value)));
+      throw InputError(
+          fmt::format("{}: {} = {}: expected none, min_traffic or balance_subtopology", where, key, printable(value)));
   } else if (key == "rack.aware.assignment.traffic_cost") {
     if (value != "null") s.rack_aware.traffic_cost = number(0, INT32_MAX);
   } else if (key == "rack.aware.assignment.non_overlap_cost") {

@@ -47,8 +47,8 @@ bool LogLines::fill() {
   // Room for the longest line allowed and one more chunk, never more: a line without an end (a
   // gzip bomb of 2 GiB without a newline) costs the limit, not its length.
   if (end_ == buffer_.size())
-    buffer_.resize(static_cast<std::size_t>(
-        std::min<std::uint64_t>(buffer_.size() * 2, limits_.max_line_bytes + kChunk)));
+    buffer_.resize(
+        static_cast<std::size_t>(std::min<std::uint64_t>(buffer_.size() * 2, limits_.max_line_bytes + kChunk)));
   const std::size_t room = std::min<std::size_t>(buffer_.size() - end_, 1u << 30);
   auto* file = static_cast<gzFile>(file_);
   const int n = ::gzread(file, buffer_.data() + end_, static_cast<unsigned>(room));
@@ -58,17 +58,17 @@ bool LogLines::fill() {
     std::string_view reason = what != nullptr ? what : "read error";
     if (reason.rfind("<fd:", 0) == 0)
       if (const auto colon = reason.find(": "); colon != std::string_view::npos) reason.remove_prefix(colon + 2);
-    return InputError(fmt::format("{}: the compressed log is {} at byte {} of the file (after line {}, {} bytes "
-                                  "of text): {}",
-                                  name_, code == Z_BUF_ERROR ? "cut short" : "damaged", ::gzoffset(file),
-                                  line_number_, bytes_read_, reason));
+    return InputError(fmt::format(
+        "{}: the compressed log is {} at byte {} of the file (after line {}, {} bytes "
+        "of text): {}",
+        name_, code == Z_BUF_ERROR ? "cut short" : "damaged", ::gzoffset(file), line_number_, bytes_read_, reason));
   };
   if (n < 0) {
     int code = 0;
     const char* what = ::gzerror(file, &code);
     if (code == Z_ERRNO)
-      throw InputError(fmt::format("{}: cannot read the log: {}", name_,
-                                   std::error_code(errno, std::generic_category()).message()));
+      throw InputError(
+          fmt::format("{}: cannot read the log: {}", name_, std::error_code(errno, std::generic_category()).message()));
     throw damaged(what, code);
   }
   if (n == 0) {
@@ -83,9 +83,10 @@ bool LogLines::fill() {
   end_ += static_cast<std::size_t>(n);
   bytes_read_ += static_cast<std::uint64_t>(n);
   if (bytes_read_ > limits_.max_file_bytes)
-    throw InputError(fmt::format("{}: the log holds more than {} bytes{} (--max-file-mb); give a larger limit, or "
-                                 "the part of the log around the rebalances",
-                                 name_, limits_.max_file_bytes, ::gzdirect(file) ? "" : " once decompressed"));
+    throw InputError(
+        fmt::format("{}: the log holds more than {} bytes{} (--max-file-mb); give a larger limit, or "
+                    "the part of the log around the rebalances",
+                    name_, limits_.max_file_bytes, ::gzdirect(file) ? "" : " once decompressed"));
   return true;
 }
 
@@ -95,7 +96,8 @@ bool LogLines::next(std::string_view& line) {
     const char* start = buffer_.data() + begin_;
     const void* nl = std::memchr(start, '\n', end_ - begin_);
     if (nl != nullptr || (eof_ && end_ > begin_)) {
-      const std::size_t len = nl != nullptr ? static_cast<std::size_t>(static_cast<const char*>(nl) - start) : end_ - begin_;
+      const std::size_t len =
+          nl != nullptr ? static_cast<std::size_t>(static_cast<const char*>(nl) - start) : end_ - begin_;
       begin_ += len + (nl != nullptr ? 1 : 0);
       if (skipping_) {  // the tail of an over-long line: dropped
         skipping_ = false;

@@ -166,10 +166,11 @@ std::optional<LoggedRebalance> offsets_from_lags(const LoggedRebalance& logged) 
     std::set<TaskId> printed;
     for (const auto& [t, lag] : c.lags) printed.insert(t);
     if (printed.size() != end.size())
-      throw InputError(fmt::format("no client printed offset sums (changelogOffsetTotalsByTask, as the Assignor "
-                                   "bridge's fallback prints it), and client {} printed lags for {} of the {} tasks "
-                                   "with lags: the input cannot be read exactly",
-                                   c.process, printed.size(), end.size()));
+      throw InputError(
+          fmt::format("no client printed offset sums (changelogOffsetTotalsByTask, as the Assignor "
+                      "bridge's fallback prints it), and client {} printed lags for {} of the {} tasks "
+                      "with lags: the input cannot be read exactly",
+                      c.process, printed.size(), end.size()));
     for (const auto& [t, lag] : c.lags) {
       const std::int64_t e = std::max<std::int64_t>(end[t], 0);
       if (lag < 0 || lag < e) c.offset_sums.emplace_back(t, lag < 0 ? lag : e - lag);
@@ -237,26 +238,29 @@ Reconstructed reconstruct(const LoggedRebalance& printed, const AssignmentSettin
     task.id = tasks.id(i);
     if (logged_task[i] != 0) {
       const auto hint = warned.find(task.id);
-      const EndOffset end =
-          recover_end_offset(reports[i], hint == warned.end() ? std::nullopt : std::optional<std::int64_t>(hint->second));
+      const EndOffset end = recover_end_offset(
+          reports[i], hint == warned.end() ? std::nullopt : std::optional<std::int64_t>(hint->second));
       std::int64_t e = 0;
       if (end.value) {
         e = *end.value;
         if (end.inconsistent)
-          out.notes.push_back(fmt::format("task {}: the clients' lags disagree about its end-offset sum; {} kept "
-                                          "(what most of them allow)",
-                                          task_text(task.id), e));
+          out.notes.push_back(
+              fmt::format("task {}: the clients' lags disagree about its end-offset sum; {} kept "
+                          "(what most of them allow)",
+                          task_text(task.id), e));
         if (end.ambiguous)
-          out.notes.push_back(fmt::format("task {}: Kafka warned of an offset sum above its end-offset sum, but the "
-                                          "sum it named does not fit the lags; {} kept",
-                                          task_text(task.id), e));
+          out.notes.push_back(
+              fmt::format("task {}: Kafka warned of an offset sum above its end-offset sum, but the "
+                          "sum it named does not fit the lags; {} kept",
+                          task_text(task.id), e));
       } else {
         // Only running (-2) or unknown (-3) reports: any end-offset sum at least the offsets reported
         // gives the same lags.
         for (const auto& [lag, offset] : reports[i]) e = std::max(e, offset);
-        out.notes.push_back(fmt::format("task {}: end-offset sum not in the log (only running or unknown lags); {} "
-                                        "assumed",
-                                        task_text(task.id), e));
+        out.notes.push_back(
+            fmt::format("task {}: end-offset sum not in the log (only running or unknown lags); {} "
+                        "assumed",
+                        task_text(task.id), e));
       }
       task.stores.push_back(Store{"changelog", true, e});
     }
@@ -276,9 +280,10 @@ Reconstructed reconstruct(const LoggedRebalance& printed, const AssignmentSettin
       // A task two clients both say they ran (ownership moving during the rebalance): the first
       // keeps it, and the other holds it as a standby.
       if (previous_owner[*i] != nullptr) {
-        out.notes.push_back(fmt::format("task {} was previously active on {} and {}; the first kept, the other as a "
-                                        "previous standby",
-                                        task_text(t), *previous_owner[*i], c.process));
+        out.notes.push_back(
+            fmt::format("task {} was previously active on {} and {}; the first kept, the other as a "
+                        "previous standby",
+                        task_text(t), *previous_owner[*i], c.process));
         mark[*i] = 2;
         continue;
       }
@@ -302,9 +307,10 @@ Reconstructed reconstruct(const LoggedRebalance& printed, const AssignmentSettin
       const auto i = known(t);
       if (!i) continue;
       if (logged_task[*i] == 0) {
-        out.notes.push_back(fmt::format("{}: offset sum of task {}, which has no lags (Kafka counts it stateless): "
-                                        "left out",
-                                        c.process, task_text(t)));
+        out.notes.push_back(
+            fmt::format("{}: offset sum of task {}, which has no lags (Kafka counts it stateless): "
+                        "left out",
+                        c.process, task_text(t)));
         continue;
       }
       client.offset_sums.push_back({*i, sum});
@@ -316,9 +322,10 @@ Reconstructed reconstruct(const LoggedRebalance& printed, const AssignmentSettin
   if (!dropped.empty()) {
     std::string list;
     for (TaskId t : dropped) list += (list.empty() ? "" : ", ") + task_text(t);
-    out.notes.push_back(fmt::format("tasks the group no longer has (previous tasks or offset sums of old state): {}; "
-                                    "left out, as Kafka leaves them",
-                                    list));
+    out.notes.push_back(
+        fmt::format("tasks the group no longer has (previous tasks or offset sums of old state): {}; "
+                    "left out, as Kafka leaves them",
+                    list));
   }
   cluster.finalize();
 

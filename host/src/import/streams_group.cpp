@@ -8,19 +8,19 @@
 #include <set>
 #include <sstream>
 
-#include "assignor/host/formats/yaml_json_reader.hpp"
 #include "assignor/errors.hpp"
 #include "assignor/host/formats/assignment_io.hpp"
 #include "assignor/host/formats/cluster_reader.hpp"
 #include "assignor/host/formats/cluster_writer.hpp"
 #include "assignor/host/formats/text_file.hpp"
+#include "assignor/host/formats/yaml_json_reader.hpp"
 #include "assignor/host/support/printable.hpp"
 #include "assignor/host/support/temporary_files.hpp"
 #include "assignor/host/support/utf8.hpp"
 #include "assignor/lags.hpp"
-#include "assignor/validation.hpp"
 #include "assignor/metrics.hpp"
 #include "assignor/task_id.hpp"
+#include "assignor/validation.hpp"
 
 namespace assignor::host {
 
@@ -45,12 +45,13 @@ const char* const kRoleNames[3] = {"ACTIVE", "STANDBY", "WARMUP"};
 // An id as the cluster reader accepts one: non-empty printable UTF-8 within the id length limit.
 void check_id(std::string_view id, std::string_view what, const std::string& where, const InputLimits& limits) {
   std::string problem;
-  if (id.empty()) problem = "is empty";
+  if (id.empty())
+    problem = "is empty";
   else if (const auto bad = invalid_utf8_at(id); bad != std::string_view::npos)
     problem = fmt::format("is not valid UTF-8 (byte {})", bad);
   else if (const auto control = first_control_character(id); control != std::string_view::npos)
-    problem = fmt::format("holds a control character at byte {} (an escape sequence, a bidirectional override...)",
-                          control);
+    problem =
+        fmt::format("holds a control character at byte {} (an escape sequence, a bidirectional override...)", control);
   else if (id.size() > limits.max_id_length)
     problem = fmt::format("is {} bytes long; the limit is {} (limits.max_id_length)", id.size(), limits.max_id_length);
   if (!problem.empty()) throw InputError(fmt::format("{}: {} '{}' {}", where, what, printable(id), problem));
@@ -69,8 +70,9 @@ void read_assignments(std::string_view cell, Member& m, const std::string& where
   std::string token;
   std::vector<TaskId>* into = nullptr;
   while (in >> token) {
-    static const std::pair<const char*, int> kLabels[] = {{"ACTIVE:", 0},        {"STANDBY:", 1},        {"WARMUP:", 2},
-                                                          {"TARGET-ACTIVE:", 3}, {"TARGET-STANDBY:", 4}, {"TARGET-WARMUP:", 5}};
+    static const std::pair<const char*, int> kLabels[] = {{"ACTIVE:", 0},         {"STANDBY:", 1},
+                                                          {"WARMUP:", 2},         {"TARGET-ACTIVE:", 3},
+                                                          {"TARGET-STANDBY:", 4}, {"TARGET-WARMUP:", 5}};
     bool label = false;
     for (const auto& [text, k] : kLabels)
       if (token == text) {
@@ -79,7 +81,8 @@ void read_assignments(std::string_view cell, Member& m, const std::string& where
       }
     if (label) continue;
     const auto colon = token.find(":[");
-    if (into == nullptr || colon == std::string::npos || token.size() < colon + 4 || token.substr(token.size() - 2) != "];")
+    if (into == nullptr || colon == std::string::npos || token.size() < colon + 4 ||
+        token.substr(token.size() - 2) != "];")
       throw InputError(fmt::format("{}: cannot read '{}' in the ASSIGNMENTS column (expected 'ACTIVE: 0:[0,1]; ...')",
                                    where, printable(token)));
     const std::string sub = token.substr(0, colon);
@@ -89,9 +92,10 @@ void read_assignments(std::string_view cell, Member& m, const std::string& where
       const std::size_t comma = std::min(parts.find(',', pos), parts.size());
       const auto id = parse_task_id(sub + "_" + parts.substr(pos, comma - pos));
       if (!id)
-        throw InputError(fmt::format("{}: '{}' is not a sub-topology and partitions (sub-topology ids must be numbers "
-                                     "here)",
-                                     where, printable(token)));
+        throw InputError(
+            fmt::format("{}: '{}' is not a sub-topology and partitions (sub-topology ids must be numbers "
+                        "here)",
+                        where, printable(token)));
       into->push_back(*id);
       pos = comma + 1;
     }
@@ -167,9 +171,10 @@ StreamsGroup read_streams_group(std::string_view text, const std::string& source
       }
       if (columns.empty() || columns.back().first != "ASSIGNMENTS" ||
           std::none_of(columns.begin(), columns.end(), [](const auto& c) { return c.first == "PROCESS"; }))
-        throw InputError(fmt::format("{}: not the member table of 'kafka-streams-groups.sh --describe --members' (its "
-                                     "header has GROUP ... PROCESS ... ASSIGNMENTS)",
-                                     where));
+        throw InputError(
+            fmt::format("{}: not the member table of 'kafka-streams-groups.sh --describe --members' (its "
+                        "header has GROUP ... PROCESS ... ASSIGNMENTS)",
+                        where));
       verbose_seen = verbose_seen || std::any_of(columns.begin(), columns.end(),
                                                  [](const auto& c) { return c.first == "TARGET-ASSIGNMENT-EPOCH"; });
       continue;
@@ -188,10 +193,14 @@ StreamsGroup read_streams_group(std::string_view text, const std::string& source
       const std::size_t end = c + 1 < columns.size() ? columns[c + 1].second : line.size();
       const std::string cell = start < line.size() ? trim(std::string_view(line).substr(start, end - start)) : "";
       const std::string& name = columns[c].first;
-      if (name == "GROUP") group = cell;
-      else if (name == "MEMBER") m.id = cell;
-      else if (name == "PROCESS") m.process = cell;
-      else if (name == "ASSIGNMENTS") read_assignments(start < line.size() ? std::string_view(line).substr(start) : "", m, where);
+      if (name == "GROUP")
+        group = cell;
+      else if (name == "MEMBER")
+        m.id = cell;
+      else if (name == "PROCESS")
+        m.process = cell;
+      else if (name == "ASSIGNMENTS")
+        read_assignments(start < line.size() ? std::string_view(line).substr(start) : "", m, where);
     }
     if (m.id.empty() || m.process.empty())
       throw InputError(fmt::format("{}: a member row without MEMBER or PROCESS (is the table cut?)", where));
@@ -200,7 +209,8 @@ StreamsGroup read_streams_group(std::string_view text, const std::string& source
     check_id(group.empty() ? std::string_view("group") : std::string_view(group), "group", where, limits);
     check_id(m.process, "PROCESS", where, limits);
     check_id(m.id, "MEMBER", where, limits);
-    if (out.group.empty() && members.empty()) out.group = group;
+    if (out.group.empty() && members.empty())
+      out.group = group;
     else if (group != out.group)
       throw InputError(fmt::format("{}: a second group '{}' (this file describes '{}'); describe one group per file",
                                    where, printable(group), printable(out.group)));
@@ -214,8 +224,8 @@ StreamsGroup read_streams_group(std::string_view text, const std::string& source
     std::map<std::string, std::size_t> line_of_member;
     for (const Member& m : members)
       if (const auto [it, fresh] = line_of_member.emplace(m.id, m.line); !fresh)
-        throw InputError(fmt::format("{}:{}: MEMBER '{}' is also on line {}", source, m.line, printable(m.id),
-                                     it->second));
+        throw InputError(
+            fmt::format("{}:{}: MEMBER '{}' is also on line {}", source, m.line, printable(m.id), it->second));
     for (const bool target : {false, true}) {
       const char* prefix = target ? "TARGET-" : "";
       std::map<std::pair<std::string, TaskId>, std::pair<const Member*, int>> in_process;  // (process, task)
@@ -234,10 +244,11 @@ StreamsGroup read_streams_group(std::string_view text, const std::string& source
             }
             if (r != kActive) continue;
             if (const auto [at, first] = active_on.emplace(t, &m); !first)
-              throw InputError(fmt::format("{}:{}: task {} is {}ACTIVE on process '{}' and on process '{}' (line {}): "
-                                           "a task is active on one process",
-                                           source, m.line, to_string(t), prefix, printable(m.process),
-                                           printable(at->second->process), at->second->line));
+              throw InputError(
+                  fmt::format("{}:{}: task {} is {}ACTIVE on process '{}' and on process '{}' (line {}): "
+                              "a task is active on one process",
+                              source, m.line, to_string(t), prefix, printable(m.process),
+                              printable(at->second->process), at->second->line));
           }
     }
   }
@@ -256,10 +267,11 @@ StreamsGroup read_streams_group(std::string_view text, const std::string& source
   if (offsets)
     for (const auto& [t, e] : offsets->end) all.insert(t), stateful.insert(t);
   else
-    out.notes.push_back(fmt::format("no --offsets: the description has no lags, so every member holding a copy of a "
-                                    "task counts as caught up on it and the others as {} offsets behind (a "
-                                    "placeholder); stateful = the {} tasks with a standby or warmup somewhere",
-                                    kPlaceholderEndOffsets, stateful.size()));
+    out.notes.push_back(
+        fmt::format("no --offsets: the description has no lags, so every member holding a copy of a "
+                    "task counts as caught up on it and the others as {} offsets behind (a "
+                    "placeholder); stateful = the {} tasks with a standby or warmup somewhere",
+                    kPlaceholderEndOffsets, stateful.size()));
 
   Cluster& cluster = out.cluster;
   std::map<TaskId, TaskIndex> index;
@@ -357,8 +369,8 @@ void write_in_place(const fs::path& path, const std::string& text) {
 
 StreamsGroupImport import_streams_group(const StreamsGroupOptions& options) {
   const std::string source = printable(detail::source_name(options.file));
-  const std::string text = detail::read_text_file(source, options.file, "the group description",
-                                                  options.limits.max_file_bytes);
+  const std::string text =
+      detail::read_text_file(source, options.file, "the group description", options.limits.max_file_bytes);
   StreamsGroup group = read_streams_group(text, source, options.offsets, options.limits);
 
   // What is written is what its readers accept: the cluster file as `assign` reads it (with the same
@@ -373,7 +385,8 @@ StreamsGroupImport import_streams_group(const StreamsGroupOptions& options) {
       std::string problems;
       for (const auto& e : back.errors) problems += (problems.empty() ? "" : "; ") + e.message;
       for (const auto& e : validate(group.cluster, AssignmentSettings{}, group.target->assignment))
-        if (e.kind != ValidationErrorKind::standby_budget_exceeded && e.kind != ValidationErrorKind::warmup_budget_exceeded)
+        if (e.kind != ValidationErrorKind::standby_budget_exceeded &&
+            e.kind != ValidationErrorKind::warmup_budget_exceeded)
           problems += (problems.empty() ? "" : "; ") + e.message;
       if (!problems.empty())
         throw InputError(fmt::format("the TARGET- columns are not a whole assignment: {}", problems));
@@ -388,18 +401,19 @@ StreamsGroupImport import_streams_group(const StreamsGroupOptions& options) {
   std::error_code ec;
   fs::create_directories(options.output_dir, ec);
   if (!fs::is_directory(options.output_dir, ec))
-    throw InputError(fmt::format("--output-dir {}: cannot create the directory", printable(options.output_dir.string())));
+    throw InputError(
+        fmt::format("--output-dir {}: cannot create the directory", printable(options.output_dir.string())));
   const std::string name = out.group.empty() ? "group" : out.group;
   for (char c : name)
-    if (c == '/')
-      throw InputError(fmt::format("{}: group name '{}' cannot be a file name", source, printable(name)));
+    if (c == '/') throw InputError(fmt::format("{}: group name '{}' cannot be a file name", source, printable(name)));
   const fs::path cluster_path = options.output_dir / (name + ".cluster.json");
   const fs::path target_path = options.output_dir / (name + ".target.json");
   for (const fs::path& path : {cluster_path, target_path})
     if (fs::exists(fs::symlink_status(path, ec)) && !options.replace)
-      throw InputError(fmt::format("{}: already exists (from an earlier import?); give another --output-dir, or "
-                                   "--replace to replace the group's files",
-                                   printable(path.string())));
+      throw InputError(
+          fmt::format("{}: already exists (from an earlier import?); give another --output-dir, or "
+                      "--replace to replace the group's files",
+                      printable(path.string())));
   write_in_place(cluster_path, cluster_text);
   out.cluster_file = cluster_path.string();
   if (group.target) {

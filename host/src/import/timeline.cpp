@@ -112,8 +112,8 @@ void measure_restore(const Logged& before, const Logged& after, std::int64_t acc
       const std::int64_t lag_after = lag_at(*reported, end_after);
       const std::int64_t gained = (end_after - lag_after) - std::max<std::int64_t>(start, 0);
       if (gained <= 0) continue;
-      const std::int64_t rate = std::max<std::int64_t>(1, static_cast<std::int64_t>(
-                                                              static_cast<double>(gained) * 1000.0 / static_cast<double>(dt)));
+      const std::int64_t rate = std::max<std::int64_t>(
+          1, static_cast<std::int64_t>(static_cast<double>(gained) * 1000.0 / static_cast<double>(dt)));
       auto& [exact, bounds] = rates[was.id];
       (lag_after > acceptable ? exact : bounds).push_back(rate);
     }
@@ -126,9 +126,10 @@ std::string describe(const TimelineEvent& e) {
   switch (e.kind) {
     case TimelineEvent::Kind::join:
       if (e.replaces)
-        return fmt::format("{} joins ({} thread{}; {} left at the same rebalance: a restart with its state wiped, "
-                           "which gives a new process id)",
-                           e.client, e.threads, e.threads == 1 ? "" : "s", *e.replaces);
+        return fmt::format(
+            "{} joins ({} thread{}; {} left at the same rebalance: a restart with its state wiped, "
+            "which gives a new process id)",
+            e.client, e.threads, e.threads == 1 ? "" : "s", *e.replaces);
       return fmt::format("{} joins ({} thread{})", e.client, e.threads, e.threads == 1 ? "" : "s");
     case TimelineEvent::Kind::leave: return fmt::format("{} leaves", e.client);
     case TimelineEvent::Kind::back:
@@ -190,8 +191,9 @@ RealTimeline read_timeline(const fs::path& dir, const std::vector<ImportedRebala
   }
   for (std::size_t i = first; i < index.size(); ++i)
     if (!index[i].time_ms)
-      throw InputError(fmt::format("{}: rebalance {} ({}) has no time: the log line had no timestamp a timeline can use",
-                                   (dir / "index.json").string(), index[i].name, index[i].source));
+      throw InputError(
+          fmt::format("{}: rebalance {} ({}) has no time: the log line had no timestamp a timeline can use",
+                      (dir / "index.json").string(), index[i].name, index[i].source));
 
   RealTimeline out;
   out.from = index[first].name;
@@ -202,7 +204,7 @@ RealTimeline read_timeline(const fs::path& dir, const std::vector<ImportedRebala
 
   std::optional<Logged> previous;
   std::vector<Placement> previous_revoked;
-  std::map<std::string, std::int64_t> gone;    // process ids that left since `from`, and when
+  std::map<std::string, std::int64_t> gone;  // process ids that left since `from`, and when
   std::vector<std::int64_t> followup_gaps, probing_gaps;
   std::map<std::string, std::pair<std::vector<std::int64_t>, std::vector<std::int64_t>>> rates;
   std::size_t max_warmups = 0;
@@ -319,29 +321,35 @@ RealTimeline read_timeline(const fs::path& dir, const std::vector<ImportedRebala
 
   // The settings: given, measured, or assumed, each said.
   AssignmentSettings& s = settings.config.settings;
-  settings.from = options.config ? fmt::format("--config {}", settings.config.source.string()) : index[first].settings_from;
+  settings.from =
+      options.config ? fmt::format("--config {}", settings.config.source.string()) : index[first].settings_from;
   settings.assumed = !options.config && (settings.from.empty() || settings.from == "Kafka's defaults");
   if (settings.assumed) {
-    settings.notes.push_back(fmt::format(
-        "settings assumed: the log has no StreamsConfig dump and no --streams-config was given, so Kafka's defaults stand "
-        "in for the application's (acceptable_recovery_lag {}, max_warmup_replicas {}, probing_rebalance_interval_ms {})",
-        s.acceptable_recovery_lag, s.max_warmup_replicas, s.probing_rebalance_interval_ms));
+    settings.notes.push_back(
+        fmt::format("settings assumed: the log has no StreamsConfig dump and no --streams-config was given, so Kafka's "
+                    "defaults stand "
+                    "in for the application's (acceptable_recovery_lag {}, max_warmup_replicas {}, "
+                    "probing_rebalance_interval_ms {})",
+                    s.acceptable_recovery_lag, s.max_warmup_replicas, s.probing_rebalance_interval_ms));
   } else {
     settings.notes.push_back(fmt::format("settings from {}", settings.from));
   }
   if (!options.config && first < index.size() && index[first].standbys_inferred)
-    settings.notes.push_back(fmt::format("num_standby_replicas {} inferred from Kafka's decisions", s.num_standby_replicas));
+    settings.notes.push_back(
+        fmt::format("num_standby_replicas {} inferred from Kafka's decisions", s.num_standby_replicas));
   if (!followup_gaps.empty()) {
     settings.rebalance_ms = median(followup_gaps);
     settings.rebalance_ms_measured = true;
-    settings.notes.push_back(fmt::format("a rebalance costs {} ms: the median time from a rebalance that revoked tasks "
-                                         "to its follow-up ({} measured)",
-                                         settings.rebalance_ms, followup_gaps.size()));
+    settings.notes.push_back(
+        fmt::format("a rebalance costs {} ms: the median time from a rebalance that revoked tasks "
+                    "to its follow-up ({} measured)",
+                    settings.rebalance_ms, followup_gaps.size()));
   } else {
     settings.rebalance_ms = options.default_rebalance_ms;
-    settings.notes.push_back(fmt::format("a rebalance costs {} ms, assumed: the log has no follow-up rebalance to "
-                                         "measure it on",
-                                         settings.rebalance_ms));
+    settings.notes.push_back(
+        fmt::format("a rebalance costs {} ms, assumed: the log has no follow-up rebalance to "
+                    "measure it on",
+                    settings.rebalance_ms));
   }
   if (!probing_gaps.empty()) {
     // To the second, and to 5 s from a minute on (Kafka's minimum: people set round figures).
@@ -351,20 +359,23 @@ RealTimeline read_timeline(const fs::path& dir, const std::vector<ImportedRebala
     settings.probing_interval_measured = measured;
     if (settings.assumed) {
       s.probing_rebalance_interval_ms = measured;
-      settings.notes.push_back(fmt::format("probing_rebalance_interval_ms {} inferred from the log: the median spacing "
-                                           "of {} probing rebalances, less the rebalance itself",
-                                           measured, probing_gaps.size()));
+      settings.notes.push_back(
+          fmt::format("probing_rebalance_interval_ms {} inferred from the log: the median spacing "
+                      "of {} probing rebalances, less the rebalance itself",
+                      measured, probing_gaps.size()));
     } else if (std::llabs(measured - s.probing_rebalance_interval_ms) * 5 > s.probing_rebalance_interval_ms) {
-      settings.notes.push_back(fmt::format("the log's probing rebalances come every {} ms, not every {} ms as the "
-                                           "settings say: are they the application's?",
-                                           measured, s.probing_rebalance_interval_ms));
+      settings.notes.push_back(
+          fmt::format("the log's probing rebalances come every {} ms, not every {} ms as the "
+                      "settings say: are they the application's?",
+                      measured, s.probing_rebalance_interval_ms));
     }
   }
   if (settings.assumed && max_warmups > s.max_warmup_replicas) {
     s.max_warmup_replicas = static_cast<std::uint32_t>(max_warmups);
-    settings.notes.push_back(fmt::format("max_warmup_replicas {} inferred from Kafka's decisions (the most warmups at "
-                                         "one rebalance)",
-                                         max_warmups));
+    settings.notes.push_back(
+        fmt::format("max_warmup_replicas {} inferred from Kafka's decisions (the most warmups at "
+                    "one rebalance)",
+                    max_warmups));
   }
   std::vector<std::int64_t> client_medians;
   std::size_t exact_clients = 0;
@@ -389,12 +400,14 @@ RealTimeline read_timeline(const fs::path& dir, const std::vector<ImportedRebala
         settings.restore_rate, client_medians.size(), client_medians.size() == 1 ? "" : "s", exact_clients));
   } else if (settings.config.simulation.restore_rate) {
     settings.restore_rate = *settings.config.simulation.restore_rate;
-    settings.notes.push_back(fmt::format("copies restore {} offsets/s, the config's simulation.restore_rate: no copy "
-                                         "was seen restoring between two logged rebalances",
-                                         settings.restore_rate));
+    settings.notes.push_back(
+        fmt::format("copies restore {} offsets/s, the config's simulation.restore_rate: no copy "
+                    "was seen restoring between two logged rebalances",
+                    settings.restore_rate));
   } else {
-    settings.notes.push_back("copies catch up fully between rebalances, assumed: no copy was seen restoring between two "
-                             "logged rebalances");
+    settings.notes.push_back(
+        "copies catch up fully between rebalances, assumed: no copy was seen restoring between two "
+        "logged rebalances");
   }
   return out;
 }

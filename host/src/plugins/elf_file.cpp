@@ -128,7 +128,8 @@ std::vector<std::string> plugin_name_notes(const fs::path& file) {
       const std::uint64_t end = align_up(desc_at + note.n_descsz);
       if (desc_at + note.n_descsz > data.size()) break;  // truncated: nothing further can be trusted
       const std::string_view owner(data.data() + owner_at, note.n_namesz);
-      if (note.n_type == kPluginNameNoteType && owner == std::string_view(kPluginNoteOwner, std::strlen(kPluginNoteOwner) + 1)) {
+      if (note.n_type == kPluginNameNoteType &&
+          owner == std::string_view(kPluginNoteOwner, std::strlen(kPluginNoteOwner) + 1)) {
         const char* name = data.data() + desc_at;
         const std::size_t length = ::strnlen(name, note.n_descsz);
         names.emplace_back(length < note.n_descsz ? std::string(name, length) : std::string());
@@ -166,7 +167,8 @@ std::string not_a_loadable_library(const fs::path& file) {
                        describe_machine(kMachine));
   if (header.e_ident[EI_DATA] != ELFDATA2LSB) return "built for a big-endian system; this host is little-endian";
   if (kMachine != EM_NONE && header.e_machine != kMachine)
-    return fmt::format("built for {}; this host runs {}", describe_machine(header.e_machine), describe_machine(kMachine));
+    return fmt::format("built for {}; this host runs {}", describe_machine(header.e_machine),
+                       describe_machine(kMachine));
   if (header.e_type != ET_DYN)
     return header.e_type == ET_EXEC ? "not a shared library: it is an executable"
                                     : fmt::format("not a shared library (ELF type {})", header.e_type);

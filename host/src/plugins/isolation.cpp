@@ -17,9 +17,9 @@
 #include "assignor/host/support/printable.hpp"
 
 #include "assignor/errors.hpp"
-#include "assignor/host/support/logging.hpp"
 #include "assignor/host/process/child_process.hpp"
 #include "assignor/host/support/errors.hpp"
+#include "assignor/host/support/logging.hpp"
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)
@@ -96,10 +96,10 @@ void run_child(int fd, const PluginRegistry& registry, const std::string& name, 
     put_placements(placements, result.actives);
     put_placements(placements, result.standbys);
     put_placements(placements, result.warmups);
-    answer = process::encode_frame({"assignment", result.probing_rebalance ? "1" : "0",
-                                    std::to_string(result.actives.size()), std::to_string(result.standbys.size()),
-                                    std::to_string(result.warmups.size())},
-                                   placements);
+    answer = process::encode_frame(
+        {"assignment", result.probing_rebalance ? "1" : "0", std::to_string(result.actives.size()),
+         std::to_string(result.standbys.size()), std::to_string(result.warmups.size())},
+        placements);
   } catch (const ConfigError& e) {
     fail(ErrorKind::config, e.what());
   } catch (const StrategyError& e) {  // from create(): it names the plugin already
@@ -145,14 +145,12 @@ IsolatedRun run_isolated(const PluginRegistry& registry, const std::string& name
     return run;
   };
   if (!memory_limit_enforced())
-    log().warn("strategy '{}': the memory limit (limits.memory_mb) is not enforced in AddressSanitizer builds",
-               name);
+    log().warn("strategy '{}': the memory limit (limits.memory_mb) is not enforced in AddressSanitizer builds", name);
 
   // An upper bound on what any valid answer can take; a child that writes more is not answering.
   const std::uint64_t n_tasks = input.cluster.task_count();
-  const std::uint64_t max_bytes =
-      (1u << 20) + kPlacementBytes * (n_tasks * (2 + input.settings.num_standby_replicas) + input.settings.max_warmup_replicas +
-                        n_tasks + 1024);
+  const std::uint64_t max_bytes = (1u << 20) + kPlacementBytes * (n_tasks * (2 + input.settings.num_standby_replicas) +
+                                                                  input.settings.max_warmup_replicas + n_tasks + 1024);
   const process::ChildOutcome child = process::run_in_child(
       [&](int fd) { run_child(fd, registry, name, params, input, limits); }, {limits.time_ms, max_bytes});
   run.ms = child.ms;
@@ -163,8 +161,8 @@ IsolatedRun run_isolated(const PluginRegistry& registry, const std::string& name
       return failed(fmt::format("strategy '{}' exceeded its time limit of {} (limits.time_ms) and was killed", name,
                                 process::describe_duration(limits.time_ms)));
     case process::ChildEnd::malformed:
-      return failed(fmt::format("strategy '{}' returned a malformed result from its process ({}); it was killed",
-                                name, child.error));
+      return failed(fmt::format("strategy '{}' returned a malformed result from its process ({}); it was killed", name,
+                                child.error));
     case process::ChildEnd::signaled: {
       std::string why = fmt::format("strategy '{}' crashed with {}", name, process::describe_signal(child.status));
       if (child.status == SIGKILL)
@@ -178,11 +176,10 @@ IsolatedRun run_isolated(const PluginRegistry& registry, const std::string& name
                                         limits.memory_mb)
                           : fmt::format("strategy '{}' ran out of memory", name));
       if (child.status != 0)
-        return failed(fmt::format("strategy '{}' ended its process with exit status {} before returning a result",
-                                  name, child.status));
+        return failed(fmt::format("strategy '{}' ended its process with exit status {} before returning a result", name,
+                                  child.status));
       return failed(fmt::format("strategy '{}' ended its process without returning a result", name));
-    case process::ChildEnd::answered:
-      break;
+    case process::ChildEnd::answered: break;
   }
 
   const process::Frame& frame = *child.frame;

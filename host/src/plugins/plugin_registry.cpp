@@ -3,11 +3,11 @@
 // naming it (probe.hpp), and opens it in this process only to create the strategy it runs.
 #include "assignor/host/plugins/plugin_registry.hpp"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <boost/dll/library_info.hpp>
 #include <boost/dll/runtime_symbol_info.hpp>
 #include <boost/dll/shared_library.hpp>
-#include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -16,19 +16,19 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <charconv>
-#include <map>
 #include <cerrno>
-#include <fstream>
-#include <optional>
-#include <deque>
+#include <charconv>
 #include <cstring>
+#include <deque>
+#include <fstream>
+#include <map>
+#include <optional>
 #include <system_error>
 
 #include "assignor/errors.hpp"
-#include "assignor/host/support/printable.hpp"
-#include "assignor/host/support/logging.hpp"
 #include "assignor/host/process/child_process.hpp"
+#include "assignor/host/support/logging.hpp"
+#include "assignor/host/support/printable.hpp"
 #include "elf_file.hpp"
 #include "probe.hpp"
 #include "trust.hpp"
@@ -57,7 +57,7 @@ struct PluginRegistry::Impl {
     mutable std::shared_ptr<boost::dll::shared_library> library;
     mutable const PluginDescriptor* descriptor = nullptr;
   };
-  std::deque<Loaded> loaded;  // a deque: references handed out stay valid across later loads
+  std::deque<Loaded> loaded;      // a deque: references handed out stay valid across later loads
   std::vector<PluginInfo> infos;  // mirror of loaded[i].info, for plugins()
   std::vector<RefusedLibrary> refused;
   std::map<std::string, std::string> conflicts;  // plugin name -> "two plugins are named ..."
@@ -90,9 +90,10 @@ struct PluginRegistry::Impl {
       log().warn("{}: loading anyway (plugins.allow_unsafe_permissions): {}", where, reason);
       return;
     }
-    throw PluginError(fmt::format("{}: refused: {}; or set 'plugins: {{allow_unsafe_permissions: true}}' in the "
-                                  "config to load it anyway",
-                                  where, reason));
+    throw PluginError(
+        fmt::format("{}: refused: {}; or set 'plugins: {{allow_unsafe_permissions: true}}' in the "
+                    "config to load it anyway",
+                    where, reason));
   }
 };
 
@@ -109,17 +110,19 @@ namespace {
 // and the descriptor's name in it (plugin.hpp; ASSIGNOR_PLUGIN writes both from one literal).
 std::string name_note_problem(const std::vector<std::string>& notes, const std::string& name) {
   if (notes.empty())
-    return fmt::format("it carries no plugin name note (section {}), which ASSIGNOR_PLUGIN writes: rebuild it "
-                       "against this SDK (find_package(Assignor {}))",
-                       kPluginNoteSection, kPluginApiVersion);
+    return fmt::format(
+        "it carries no plugin name note (section {}), which ASSIGNOR_PLUGIN writes: rebuild it "
+        "against this SDK (find_package(Assignor {}))",
+        kPluginNoteSection, kPluginApiVersion);
   if (notes.size() > 1)
     return fmt::format("it carries {} plugin name notes ('{}'): one library is one plugin", notes.size(),
                        fmt::join(notes, "', '"));
   if (notes.front().empty()) return "its plugin name note is malformed (the name is not NUL-terminated)";
   if (notes.front() != name)
-    return fmt::format("its name note says '{}' but its descriptor names it '{}' (ASSIGNOR_PLUGIN writes both "
-                       "from one name: rebuild it)",
-                       printable(notes.front()), printable(name));
+    return fmt::format(
+        "its name note says '{}' but its descriptor names it '{}' (ASSIGNOR_PLUGIN writes both "
+        "from one name: rebuild it)",
+        printable(notes.front()), printable(name));
   return {};
 }
 
@@ -153,14 +156,14 @@ const PluginInfo& PluginRegistry::Impl::load(const fs::path& library_path, Plugi
     boost::dll::library_info file(boost::dll::fs::path(where), /*throw_if_not_native=*/true);
     const auto symbols = file.symbols();
     if (std::find(symbols.begin(), symbols.end(), kPluginEntryPoint) == symbols.end())
-      throw PluginError(fmt::format("{}: not an Assignor plugin: it does not export '{}'", where,
-                                    kPluginEntryPoint));
+      throw PluginError(fmt::format("{}: not an Assignor plugin: it does not export '{}'", where, kPluginEntryPoint));
   } catch (const PluginError&) {
     throw;
   } catch (const std::exception&) {
-    throw PluginError(fmt::format("{}: cannot load plugin: not a shared library: its symbol table cannot be read "
-                                  "(truncated or damaged)",
-                                  where));
+    throw PluginError(
+        fmt::format("{}: cannot load plugin: not a shared library: its symbol table cannot be read "
+                    "(truncated or damaged)",
+                    where));
   }
 
   // Opened in a child first: its initialisers run there, under the time limit. Its version is
@@ -198,8 +201,7 @@ void PluginRegistry::Impl::load_or_skip(const fs::path& path, PluginOrigin origi
 
 std::vector<fs::path> PluginRegistry::Impl::plugin_libraries(const fs::path& dir) {
   std::error_code ec;
-  if (!fs::is_directory(dir, ec))
-    throw PluginError(fmt::format("{}: plugin directory does not exist", dir.string()));
+  if (!fs::is_directory(dir, ec)) throw PluginError(fmt::format("{}: plugin directory does not exist", dir.string()));
   const fs::path real_dir = fs::canonical(dir, ec);
   if (!ec) check_trusted(real_dir, /*directory=*/true, real_dir.string());
   // One entry that cannot be read (a dangling symlink, a file without read permission) is skipped
@@ -221,9 +223,10 @@ std::vector<fs::path> PluginRegistry::Impl::plugin_libraries(const fs::path& dir
     if (entry_error) {
       const bool dangling = it->is_symlink(ec) && !fs::exists(path, ec);
       ec.clear();
-      skip(path, dangling ? fmt::format("cannot read it: a symlink to {}, which does not exist",
-                                        fs::read_symlink(path, ec).string())
-                          : fmt::format("cannot read it: {}", entry_error.message()),
+      skip(path,
+           dangling ? fmt::format("cannot read it: a symlink to {}, which does not exist",
+                                  fs::read_symlink(path, ec).string())
+                    : fmt::format("cannot read it: {}", entry_error.message()),
            /*listed=*/false);
       continue;
     }
@@ -295,7 +298,8 @@ void PluginRegistry::index_directory(const fs::path& dir, PluginOrigin origin) {
       for (const auto& p : impl_->pending)
         if (!p.tried && p.claims.size() == 1 && p.claims.front() == name) other = p.path;
       if (other) {
-        std::string message = fmt::format("two plugins are named '{}': {} and {}", name, other->string(), real.string());
+        std::string message =
+            fmt::format("two plugins are named '{}': {} and {}", name, other->string(), real.string());
         log().warn("{} (skipped: the other plugins are unaffected)", printable(message));
         impl_->conflicts.emplace(name, message);
         impl_->refused.push_back({real, std::move(message)});
@@ -376,7 +380,8 @@ const PluginInfo& PluginRegistry::require(const std::string& name) const {
   std::string message = fmt::format("no strategy named '{}'", name);
   const std::string suggestion = nearest(name, known);
   if (!suggestion.empty()) message += fmt::format("; did you mean '{}'?", suggestion);
-  message += fmt::format(" (plugins: {})", known.empty() ? std::string("none") : fmt::format("{}", fmt::join(known, ", ")));
+  message +=
+      fmt::format(" (plugins: {})", known.empty() ? std::string("none") : fmt::format("{}", fmt::join(known, ", ")));
   if (!impl_->refused.empty()) {
     message += fmt::format("; {} librar{} refused, which may hold it:", impl_->refused.size(),
                            impl_->refused.size() == 1 ? "y was" : "ies were");
@@ -404,15 +409,14 @@ StrategyHandle PluginRegistry::create(const std::string& name, const StrategyPar
   } catch (const ConfigError& e) {
     throw ConfigError(fmt::format("strategies.{}: {}", name, e.what()));
   } catch (const std::exception& e) {
-    throw StrategyError(fmt::format("plugin '{}' ({}) failed to create its strategy: {}", name,
-                                    plugin->info.path.string(), e.what()));
+    throw StrategyError(
+        fmt::format("plugin '{}' ({}) failed to create its strategy: {}", name, plugin->info.path.string(), e.what()));
   } catch (...) {
-    throw StrategyError(fmt::format("plugin '{}' ({}) failed to create its strategy: unknown exception",
-                                    name, plugin->info.path.string()));
+    throw StrategyError(fmt::format("plugin '{}' ({}) failed to create its strategy: unknown exception", name,
+                                    plugin->info.path.string()));
   }
   if (raw == nullptr)
-    throw StrategyError(fmt::format("plugin '{}' ({}) returned no strategy", name,
-                                    plugin->info.path.string()));
+    throw StrategyError(fmt::format("plugin '{}' ({}) returned no strategy", name, plugin->info.path.string()));
   // The deleter owns a reference to the library: the object can never outlive its code.
   auto library = plugin->library;
   auto destroy = plugin->descriptor->destroy;

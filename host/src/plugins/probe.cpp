@@ -40,14 +40,16 @@ EntryKind entry_kind(const void* address) {
 // A plugin of another API version, refused by number with the way to rebuild it.
 std::string api_version_mismatch(const std::string& where, std::uint32_t version) {
   if (version < kPluginApiVersion)
-    return fmt::format("{}: API version {}, this host supports {}: the plugin was built against an older Assignor "
-                       "SDK; rebuild it against this one (find_package(Assignor {}) in its CMakeLists.txt, then a "
-                       "fresh build directory)",
-                       where, version, kPluginApiVersion, kPluginApiVersion);
-  return fmt::format("{}: API version {}, this host supports {}: the plugin was built against a newer Assignor SDK; "
-                     "run it with an assignor that supports API {}, or rebuild it against this one "
-                     "(find_package(Assignor {}))",
-                     where, version, kPluginApiVersion, version, kPluginApiVersion);
+    return fmt::format(
+        "{}: API version {}, this host supports {}: the plugin was built against an older Assignor "
+        "SDK; rebuild it against this one (find_package(Assignor {}) in its CMakeLists.txt, then a "
+        "fresh build directory)",
+        where, version, kPluginApiVersion, kPluginApiVersion);
+  return fmt::format(
+      "{}: API version {}, this host supports {}: the plugin was built against a newer Assignor SDK; "
+      "run it with an assignor that supports API {}, or rebuild it against this one "
+      "(find_package(Assignor {}))",
+      where, version, kPluginApiVersion, version, kPluginApiVersion);
 }
 
 bool parse_u32(const std::string& word, std::uint32_t& value) {
@@ -64,7 +66,8 @@ std::pair<std::shared_ptr<boost::dll::shared_library>, const PluginDescriptor*> 
                 load_error);
   if (load_error) {
     const char* detail = ::dlerror();
-    throw PluginError(fmt::format("{}: cannot load plugin: {}", where, detail != nullptr ? detail : load_error.message()));
+    throw PluginError(
+        fmt::format("{}: cannot load plugin: {}", where, detail != nullptr ? detail : load_error.message()));
   }
   // Never unloaded while the process runs (as LLVM does with its pass plugins): a thread a
   // strategy started may still be running its code when the registry goes away at exit, and
@@ -74,9 +77,10 @@ std::pair<std::shared_ptr<boost::dll::shared_library>, const PluginDescriptor*> 
     throw PluginError(fmt::format("{}: not an Assignor plugin: it does not export '{}'", where, kPluginEntryPoint));
   const EntryKind kind = entry_kind(&library->get<char>(kPluginEntryPoint));
   if (kind == EntryKind::other)
-    throw PluginError(fmt::format("{}: not an Assignor plugin: its '{}' is neither a function nor the Boost.DLL alias "
-                                  "of API 2 and earlier",
-                                  where, kPluginEntryPoint));
+    throw PluginError(
+        fmt::format("{}: not an Assignor plugin: its '{}' is neither a function nor the Boost.DLL alias "
+                    "of API 2 and earlier",
+                    where, kPluginEntryPoint));
   const PluginDescriptor* descriptor = nullptr;
   try {
     descriptor = kind == EntryKind::function ? library->get<PluginEntryPoint>(kPluginEntryPoint)()
@@ -86,17 +90,19 @@ std::pair<std::shared_ptr<boost::dll::shared_library>, const PluginDescriptor*> 
   }
   if (descriptor == nullptr)
     throw PluginError(fmt::format("{}: entry point '{}' returned no descriptor", where, kPluginEntryPoint));
-  if (descriptor->api_version != kPluginApiVersion) throw PluginError(api_version_mismatch(where, descriptor->api_version));
+  if (descriptor->api_version != kPluginApiVersion)
+    throw PluginError(api_version_mismatch(where, descriptor->api_version));
   if (kind != EntryKind::function)
-    throw PluginError(fmt::format("{}: declares API version {} but exports '{}' as a Boost.DLL alias, as plugins of "
-                                  "API 2 and earlier did; rebuild it with ASSIGNOR_PLUGIN from this SDK "
-                                  "(find_package(Assignor {}))",
-                                  where, descriptor->api_version, kPluginEntryPoint, kPluginApiVersion));
+    throw PluginError(
+        fmt::format("{}: declares API version {} but exports '{}' as a Boost.DLL alias, as plugins of "
+                    "API 2 and earlier did; rebuild it with ASSIGNOR_PLUGIN from this SDK "
+                    "(find_package(Assignor {}))",
+                    where, descriptor->api_version, kPluginEntryPoint, kPluginApiVersion));
   if (descriptor->fingerprint == nullptr || std::strcmp(descriptor->fingerprint, kBuildFingerprint) != 0)
-    throw PluginError(fmt::format("{}: built as '{}', this host is '{}'; rebuild the plugin against "
-                                  "this SDK with the same compiler",
-                                  where, descriptor->fingerprint ? descriptor->fingerprint : "(none)",
-                                  kBuildFingerprint));
+    throw PluginError(
+        fmt::format("{}: built as '{}', this host is '{}'; rebuild the plugin against "
+                    "this SDK with the same compiler",
+                    where, descriptor->fingerprint ? descriptor->fingerprint : "(none)", kBuildFingerprint));
   if (descriptor->name == nullptr || *descriptor->name == '\0' || descriptor->create == nullptr ||
       descriptor->destroy == nullptr)
     throw PluginError(fmt::format("{}: incomplete descriptor (name, create and destroy are required)", where));
@@ -117,8 +123,8 @@ PluginInfo probe(const std::string& where, std::uint64_t time_ms) {
             texts.append(text != nullptr ? text : "");
             texts.push_back('\0');
           }
-          answer = process::encode_frame(
-              {"plugin", std::to_string(d->api_version), std::to_string(d->capabilities)}, texts);
+          answer =
+              process::encode_frame({"plugin", std::to_string(d->api_version), std::to_string(d->capabilities)}, texts);
         } catch (const std::exception& e) {
           answer = process::failure_frame(ErrorKind::plugin, e.what());
         }
@@ -132,15 +138,15 @@ PluginInfo probe(const std::string& where, std::uint64_t time_ms) {
       throw PluginError(fmt::format("{}: did not finish loading within {} (limits.time_ms): its initialisers hang",
                                     where, process::describe_duration(time_ms)));
     case process::ChildEnd::malformed:
-      throw PluginError(fmt::format("{}: cannot load plugin: its loader's answer is malformed ({})", where, child.error));
+      throw PluginError(
+          fmt::format("{}: cannot load plugin: its loader's answer is malformed ({})", where, child.error));
     case process::ChildEnd::signaled:
       throw PluginError(fmt::format("{}: crashed with {} while loading (in its initialisers)", where,
                                     process::describe_signal(child.status)));
     case process::ChildEnd::exited:
       throw PluginError(fmt::format("{}: ended its loader with exit status {} while loading (in its initialisers)",
                                     where, child.status));
-    case process::ChildEnd::answered:
-      break;
+    case process::ChildEnd::answered: break;
   }
   const process::Frame& frame = *child.frame;
   if (frame.kind() == "fail" && frame.words.size() == 2 && frame.words[1] == error_kind_name(ErrorKind::plugin))

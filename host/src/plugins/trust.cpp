@@ -33,14 +33,16 @@ std::string unsafe_reason(const fs::path& path, bool directory) {
   const bool group = (st.st_mode & S_IWGRP) != 0;
   const bool others = (st.st_mode & S_IWOTH) != 0;
   if (group || others)
-    return fmt::format("the {} {} is writable by {} (mode {:04o}), so another user could put their code "
-                       "in this process; fix it with 'chmod go-w {}'",
-                       what, path.string(), group && others ? "its group and others" : (group ? "its group" : "others"),
-                       mode, path.string());
+    return fmt::format(
+        "the {} {} is writable by {} (mode {:04o}), so another user could put their code "
+        "in this process; fix it with 'chmod go-w {}'",
+        what, path.string(), group && others ? "its group and others" : (group ? "its group" : "others"), mode,
+        path.string());
   if (st.st_uid != 0 && st.st_uid != ::geteuid())
-    return fmt::format("the {} {} is owned by user '{}' (uid {}), neither root nor the user running assignor "
-                       "('{}', uid {})",
-                       what, path.string(), user_name(st.st_uid), st.st_uid, user_name(::geteuid()), ::geteuid());
+    return fmt::format(
+        "the {} {} is owned by user '{}' (uid {}), neither root nor the user running assignor "
+        "('{}', uid {})",
+        what, path.string(), user_name(st.st_uid), st.st_uid, user_name(::geteuid()), ::geteuid());
   return {};
 }
 
@@ -53,14 +55,16 @@ std::string unsafe_ancestor_reason(const fs::path& dir) {
     if (::stat(p.c_str(), &st) == 0) {
       const bool writable = (st.st_mode & (S_IWGRP | S_IWOTH)) != 0;
       if (writable && (st.st_mode & S_ISVTX) == 0)
-        return fmt::format("the directory {} is writable by {} (mode {:04o}) without the sticky bit, so another "
-                           "user could replace what is below it; fix it with 'chmod go-w {}'",
-                           p.string(), (st.st_mode & S_IWOTH) != 0 ? "others" : "its group",
-                           static_cast<unsigned>(st.st_mode & 07777), p.string());
+        return fmt::format(
+            "the directory {} is writable by {} (mode {:04o}) without the sticky bit, so another "
+            "user could replace what is below it; fix it with 'chmod go-w {}'",
+            p.string(), (st.st_mode & S_IWOTH) != 0 ? "others" : "its group", static_cast<unsigned>(st.st_mode & 07777),
+            p.string());
       if (st.st_uid != 0 && st.st_uid != ::geteuid())
-        return fmt::format("the directory {} is owned by user '{}' (uid {}), neither root nor the user running "
-                           "assignor",
-                           p.string(), user_name(st.st_uid), st.st_uid);
+        return fmt::format(
+            "the directory {} is owned by user '{}' (uid {}), neither root nor the user running "
+            "assignor",
+            p.string(), user_name(st.st_uid), st.st_uid);
     }
     if (p == p.root_path()) break;
   }
@@ -76,9 +80,10 @@ std::string unsafe_search_entry(const std::string& entry) {
            "library planted wherever assignor runs would be loaded; rebuild it without the empty entry "
            "(no leading, trailing or doubled ':')";
   if (entry.front() != '/')
-    return fmt::format("its RUNPATH entry '{}' is relative, which the dynamic loader resolves against the current "
-                       "directory; use an absolute path or $ORIGIN",
-                       entry);
+    return fmt::format(
+        "its RUNPATH entry '{}' is relative, which the dynamic loader resolves against the current "
+        "directory; use an absolute path or $ORIGIN",
+        entry);
   return {};
 }
 
@@ -87,7 +92,8 @@ std::string unsafe_search_entry(const std::string& entry) {
 std::string untrusted_reason(const fs::path& real, bool directory) {
   std::string reason = unsafe_reason(real, directory);
   if (reason.empty() && !directory) reason = unsafe_reason(real.parent_path(), /*directory=*/true);
-  if (reason.empty()) reason = unsafe_ancestor_reason(directory ? real.parent_path() : real.parent_path().parent_path());
+  if (reason.empty())
+    reason = unsafe_ancestor_reason(directory ? real.parent_path() : real.parent_path().parent_path());
   if (reason.empty() && !directory) {
     const std::string origin = real.parent_path().string();
     for (std::string entry : elf_search_path(real)) {

@@ -113,8 +113,7 @@ class DescendantSweep {
       if (left.empty()) return;
       for (pid_t p : left) ::kill(p, SIGKILL);
       for (pid_t p : left)
-        while (::waitpid(p, nullptr, 0) < 0 && errno == EINTR) {
-        }
+        while (::waitpid(p, nullptr, 0) < 0 && errno == EINTR) {}
     }
     log().warn("processes started in an isolated child kept multiplying; some may be left running");
   }
@@ -175,7 +174,7 @@ void set_up_child(pid_t parent, std::uint64_t time_ms) {
   // spinning under PID 1. (The host may have died before this line: then there is no one to answer.)
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (::getppid() != parent) ::_exit(1);
-  ::setpgid(0, 0);  // its own process group: a timeout kills whatever it started too
+  ::setpgid(0, 0);                       // its own process group: a timeout kills whatever it started too
   for (auto& slot : g_groups) slot = 0;  // the parent's children are not this child's to kill
   if (time_ms > 0) {
     const rlim_t cpu_seconds = static_cast<rlim_t>(time_ms / 1000 + 2);
@@ -183,7 +182,7 @@ void set_up_child(pid_t parent, std::uint64_t time_ms) {
     ::setrlimit(RLIMIT_CPU, &cpu);
   }
   for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGPIPE, SIGTERM, SIGINT, SIGHUP})
-    default_signal_handler(sig);  // a crash is a crash: no handler of the host's (or a sanitizer's) runs
+    default_signal_handler(sig);         // a crash is a crash: no handler of the host's (or a sanitizer's) runs
   ::dup2(STDERR_FILENO, STDOUT_FILENO);  // whatever the child prints cannot reach the host's output
   if (const int result = result_output_fd(); result >= 0) ::close(result);  // nor its reserved copy
   rlimit no_core{0, 0};
@@ -231,8 +230,7 @@ ChildGroup::ChildGroup() : state_(new State) {}
 ChildGroup::~ChildGroup() {
   for (pid_t pid : state_->running) {
     kill_group(pid);
-    while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
-    }
+    while (::waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {}
     unregister_group(pid);
   }
   state_->sweep.kill_what_is_left();  // descendants that left their group (setsid) or outlived it
@@ -283,8 +281,7 @@ int ChildGroup::reap(pid_t pid) {
   // process group, cannot be reused, so the kill cannot hit anyone else.
   kill_group(pid);
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
   unregister_group(pid);
   std::erase(state_->running, pid);
   return status;
@@ -345,7 +342,8 @@ ChildOutcome run_in_child(const std::function<void(int fd)>& body, const ChildOp
       break;
     }
     pollfd p[2] = {{fd, POLLIN, 0}, {pidfd, POLLIN, 0}};
-    const int ready = ::poll(p, pidfd >= 0 ? 2 : 1, static_cast<int>(std::min<long long>(left, pidfd >= 0 ? 1000 : 10)));
+    const int ready =
+        ::poll(p, pidfd >= 0 ? 2 : 1, static_cast<int>(std::min<long long>(left, pidfd >= 0 ? 1000 : 10)));
     if (ready < 0 && errno == EINTR) continue;
     if (ready < 0) break;
     if ((p[0].revents & (POLLIN | POLLHUP | POLLERR)) != 0) {

@@ -1,7 +1,7 @@
 #include "assignor/host/process/parallel.hpp"
 
-#include <fmt/format.h>
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <poll.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -84,9 +84,10 @@ std::vector<std::string> run_jobs(std::size_t n, unsigned workers, const std::fu
     }
   } else {
     // The next job to take, shared by the workers.
-    void* shared = ::mmap(nullptr, sizeof(std::atomic<std::size_t>), PROT_READ | PROT_WRITE,
-                          MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (shared == MAP_FAILED) throw InputError(fmt::format("cannot share memory with workers: {}", std::strerror(errno)));
+    void* shared =
+        ::mmap(nullptr, sizeof(std::atomic<std::size_t>), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (shared == MAP_FAILED)
+      throw InputError(fmt::format("cannot share memory with workers: {}", std::strerror(errno)));
     auto* next = new (shared) std::atomic<std::size_t>(0);
     struct Worker {
       ChildGroup::Child child;

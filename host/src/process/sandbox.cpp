@@ -4,8 +4,8 @@
 #include <fmt/format.h>
 #include <linux/capability.h>
 #include <linux/landlock.h>
-#include <seccomp.h>
 #include <linux/sockios.h>
+#include <seccomp.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -47,8 +47,8 @@ namespace {
 // Landlock's ABI as the kernel defines it (include/uapi/linux/landlock.h). Debian 12's headers stop
 // at ABI 2; the rights and the ruleset fields of later ABIs are only used when the kernel reports
 // that ABI, and an older kernel reads only the part of the structure its ABI knows.
-constexpr std::uint64_t kAccessFsTruncate = 1ULL << 14;   // ABI 3
-constexpr std::uint64_t kAccessFsIoctlDev = 1ULL << 15;   // ABI 5
+constexpr std::uint64_t kAccessFsTruncate = 1ULL << 14;        // ABI 3
+constexpr std::uint64_t kAccessFsIoctlDev = 1ULL << 15;        // ABI 5
 constexpr std::uint64_t kScopeAbstractUnixSocket = 1ULL << 0;  // ABI 6
 constexpr std::uint64_t kScopeSignal = 1ULL << 1;              // ABI 6
 
@@ -71,10 +71,10 @@ int landlock_abi() noexcept {
 // (but writing /dev/null), so the child can change no file (the host's output, a cgroup's freezer).
 // Reading and executing are left alone: the child opens the plugin's libraries.
 std::uint64_t handled_fs_rights(int abi) noexcept {
-  std::uint64_t rights = LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR | LANDLOCK_ACCESS_FS_REMOVE_FILE |
-                         LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_DIR | LANDLOCK_ACCESS_FS_MAKE_REG |
-                         LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO | LANDLOCK_ACCESS_FS_MAKE_BLOCK |
-                         LANDLOCK_ACCESS_FS_MAKE_SYM;
+  std::uint64_t rights = LANDLOCK_ACCESS_FS_WRITE_FILE | LANDLOCK_ACCESS_FS_REMOVE_DIR |
+                         LANDLOCK_ACCESS_FS_REMOVE_FILE | LANDLOCK_ACCESS_FS_MAKE_CHAR | LANDLOCK_ACCESS_FS_MAKE_DIR |
+                         LANDLOCK_ACCESS_FS_MAKE_REG | LANDLOCK_ACCESS_FS_MAKE_SOCK | LANDLOCK_ACCESS_FS_MAKE_FIFO |
+                         LANDLOCK_ACCESS_FS_MAKE_BLOCK | LANDLOCK_ACCESS_FS_MAKE_SYM;
   if (abi >= 2) rights |= LANDLOCK_ACCESS_FS_REFER;
   if (abi >= 3) rights |= kAccessFsTruncate;
   if (abi >= 5) rights |= kAccessFsIoctlDev;
@@ -171,7 +171,7 @@ bool load_seccomp(std::string& error) noexcept {
     for (const scmp_datum_t value : allowed) {
       if (first && value > 0) rule(call, SCMP_CMP(arg, SCMP_CMP_LT, value));
       if (!first) {
-        for (scmp_datum_t at = low; at < value;) {  // [low, value - 1] in aligned blocks
+        for (scmp_datum_t at = low; at < value;) {                               // [low, value - 1] in aligned blocks
           scmp_datum_t size = at == 0 ? scmp_datum_t{1} << 63 : at & (~at + 1);  // at's alignment
           while (size > value - at) size >>= 1;
           rule(call, SCMP_CMP(arg, SCMP_CMP_MASKED_EQ, ~(size - 1), at));
@@ -192,16 +192,16 @@ bool load_seccomp(std::string& error) noexcept {
     never(call);
   only(SCMP_SYS(kill), 0, {0, self});  // its own process group, or itself
   for (const int call : {SCMP_SYS(tgkill), SCMP_SYS(rt_sigqueueinfo), SCMP_SYS(rt_tgsigqueueinfo)})
-    only(call, 0, {self});  // its own threads only
+    only(call, 0, {self});          // its own threads only
   only(SCMP_SYS(setpgid), 0, {0});  // setpgid(0, 0): a group of its own, never the host's
   only(SCMP_SYS(setpgid), 1, {0});
   only(SCMP_SYS(setpriority), 0, {0});  // PRIO_PROCESS of itself (0) only
   only(SCMP_SYS(setpriority), 1, {0});
   only(SCMP_SYS(ioprio_set), 0, {1});  // IOPRIO_WHO_PROCESS of itself (0) only
   only(SCMP_SYS(ioprio_set), 1, {0});
-  for (const int call : {SCMP_SYS(prlimit64), SCMP_SYS(sched_setaffinity), SCMP_SYS(sched_setscheduler),
-                         SCMP_SYS(sched_setparam), SCMP_SYS(sched_setattr), SCMP_SYS(migrate_pages),
-                         SCMP_SYS(move_pages)})
+  for (const int call :
+       {SCMP_SYS(prlimit64), SCMP_SYS(sched_setaffinity), SCMP_SYS(sched_setscheduler), SCMP_SYS(sched_setparam),
+        SCMP_SYS(sched_setattr), SCMP_SYS(migrate_pages), SCMP_SYS(move_pages)})
     only(call, 0, {0});  // itself (pid 0) only
   for (const std::uint32_t command : {F_SETOWN, F_SETOWN_EX, F_SETSIG}) not_command(SCMP_SYS(fcntl), 1, command);
   for (const std::uint32_t request : {std::uint32_t{TIOCSTI}, std::uint32_t{TIOCSPGRP}, std::uint32_t{TIOCSCTTY},

@@ -9,13 +9,13 @@
 #include <string>
 #include <vector>
 
-#include "assignor/host/formats/assignment_io.hpp"
 #include "assignor/errors.hpp"
+#include "assignor/host/formats/assignment_io.hpp"
 #include "assignor/host/report/compare_output.hpp"
-#include "assignor/host/support/printable.hpp"
-#include "assignor/host/report/report_html.hpp"
-#include "text_table.hpp"
 #include "assignor/host/report/recommend.hpp"
+#include "assignor/host/report/report_html.hpp"
+#include "assignor/host/support/printable.hpp"
+#include "text_table.hpp"
 
 namespace assignor::host {
 
@@ -68,7 +68,6 @@ std::string scenario_heading(const ScenarioComparison& s) {
 
 // ---- CSV ------------------------------------------------------------------------------------
 
-
 std::string failure_text(const CompareRow& row) {
   std::string text = row.error;
   for (const auto& e : row.validation_errors) text += "; " + e;
@@ -93,8 +92,8 @@ const std::vector<ChartSpec> kCharts = {
      "tasks", [](const CompareRow& r) { return static_cast<double>(r.metrics.restoring_actives); }},
     {"warmups", "Warmup replicas placed to move tasks later.", "replicas",
      [](const CompareRow& r) { return static_cast<double>(r.metrics.warmups); }},
-    {"active_load_spread", "Max - min over clients of active tasks per thread (lower is better).",
-     "tasks per thread", [](const CompareRow& r) { return r.metrics.active_load_spread; }},
+    {"active_load_spread", "Max - min over clients of active tasks per thread (lower is better).", "tasks per thread",
+     [](const CompareRow& r) { return r.metrics.active_load_spread; }},
     {"total_load_spread", "The same for every copy held: active, standby and warmup.", "tasks per thread",
      [](const CompareRow& r) { return r.metrics.total_load_spread; }},
     {"restore_offsets", "Offsets to restore before the cold actives can process (lower is better).", "offsets",
@@ -103,8 +102,8 @@ const std::vector<ChartSpec> kCharts = {
      "Max - min over clients of actives with a changelog per thread: is the work that restores spread, or only the "
      "free kind? (lower is better)",
      "tasks per thread", [](const CompareRow& r) { return r.metrics.stateful_load_spread; }},
-    {"stale_standbys", "Standbys behind acceptable_recovery_lag: redundancy on paper only (lower is better).",
-     "copies", [](const CompareRow& r) { return static_cast<double>(r.metrics.stale_standbys); }},
+    {"stale_standbys", "Standbys behind acceptable_recovery_lag: redundancy on paper only (lower is better).", "copies",
+     [](const CompareRow& r) { return static_cast<double>(r.metrics.stale_standbys); }},
 };
 
 // ---- simulations (compare --simulate) ---------------------------------------------------------
@@ -119,8 +118,8 @@ std::string optional_duration(const std::optional<std::int64_t>& ms, const char*
 
 // The second block of a scenario in the table: one line per strategy simulated.
 std::string simulation_block(const ScenarioComparison& scenario) {
-  const std::vector<std::string> header{"strategy",      "outcome", "rounds",          "balanced after",
-                                        "converged after", "active moves", "warmups",    "restoring task-time",
+  const std::vector<std::string> header{"strategy",         "outcome",         "rounds",  "balanced after",
+                                        "converged after",  "active moves",    "warmups", "restoring task-time",
                                         "under-replicated", "replayed offsets"};
   std::vector<std::vector<std::string>> rows{header};
   for (const auto& row : scenario.rows) {
@@ -132,15 +131,16 @@ std::string simulation_block(const ScenarioComparison& scenario) {
                       optional_duration(s.restoring_task_ms, "n/a"), format_duration_ms(s.under_replicated_task_ms),
                       format_number(static_cast<double>(s.replayed_offsets), true)});
     } else {
-      rows.push_back({row.strategy, row.simulation_error.empty() ? "not run" : "FAILED", "-", "-", "-", "-", "-", "-",
-                      "-", "-"});
+      rows.push_back(
+          {row.strategy, row.simulation_error.empty() ? "not run" : "FAILED", "-", "-", "-", "-", "-", "-", "-", "-"});
     }
   }
   std::vector<bool> right(header.size(), true);
   right[0] = right[1] = false;  // strategy, outcome
   std::string out = "simulated:\n" + aligned_rows(rows, right, "  ");
   for (const auto& row : scenario.rows)
-    if (!row.simulation_error.empty()) out += fmt::format("  {}: simulation failed: {}\n", row.strategy, row.simulation_error);
+    if (!row.simulation_error.empty())
+      out += fmt::format("  {}: simulation failed: {}\n", row.strategy, row.simulation_error);
   return out;
 }
 
@@ -157,7 +157,8 @@ const std::vector<ChartSpec> kSimulationCharts = {
      "task-seconds", [](const CompareRow& r) { return static_cast<double>(*r.simulation->restoring_task_ms) / 1e3; }},
     {"simulated_under_replicated_task_hours",
      "Task-hours with fewer caught-up standbys than wanted: redundancy lost while copies restore (lower is better).",
-     "task-hours", [](const CompareRow& r) { return static_cast<double>(r.simulation->under_replicated_task_ms) / 3.6e6; }},
+     "task-hours",
+     [](const CompareRow& r) { return static_cast<double>(r.simulation->under_replicated_task_ms) / 3.6e6; }},
     {"simulated_replayed_offsets", "Offsets the copies restored from changelogs over the run: the restore traffic.",
      "offsets", [](const CompareRow& r) { return static_cast<double>(r.simulation->replayed_offsets); }},
 };
@@ -203,10 +204,10 @@ std::vector<std::string> compare_recommendation(const Comparison& comparison) {
           candidates.push_back({row.strategy, {kNever, kNever, kNever}});
           continue;
         }
-        candidates.push_back({row.strategy,
-                              {static_cast<double>(*sim->time_to_converged_ms),
-                               static_cast<double>(sim->restoring_task_ms.value_or(0)),
-                               static_cast<double>(sim->under_replicated_task_ms)}});
+        candidates.push_back(
+            {row.strategy,
+             {static_cast<double>(*sim->time_to_converged_ms), static_cast<double>(sim->restoring_task_ms.value_or(0)),
+              static_cast<double>(sim->under_replicated_task_ms)}});
       } else {
         const Metrics& m = row.metrics;
         candidates.push_back({row.strategy,
@@ -219,10 +220,10 @@ std::vector<std::string> compare_recommendation(const Comparison& comparison) {
       out.push_back(recommendation_line(where, candidates, describe_simulation_costs));
     } else {
       out.push_back(recommendation_line(where, candidates, [](const std::vector<double>& c) {
-        return fmt::format("{} restoring active{}, stateful load spread {}, {} stale standby{}, {} active move{}; "
-                           "simulate (--simulate) to weigh the time to converge",
-                           c[0], c[0] == 1 ? "" : "s", format_number(c[1]), c[2], c[2] == 1 ? "" : "s", c[3],
-                           c[3] == 1 ? "" : "s");
+        return fmt::format(
+            "{} restoring active{}, stateful load spread {}, {} stale standby{}, {} active move{}; "
+            "simulate (--simulate) to weigh the time to converge",
+            c[0], c[0] == 1 ? "" : "s", format_number(c[1]), c[2], c[2] == 1 ? "" : "s", c[3], c[3] == 1 ? "" : "s");
       }));
     }
   }
@@ -301,7 +302,8 @@ ordered_json compare_json(const Comparison& comparison) {
       }
       if (comparison.simulated) {
         r["simulation"] = row.simulation ? summary_to_json(*row.simulation) : ordered_json(nullptr);
-        r["simulation_error"] = row.simulation_error.empty() ? ordered_json(nullptr) : ordered_json(row.simulation_error);
+        r["simulation_error"] =
+            row.simulation_error.empty() ? ordered_json(nullptr) : ordered_json(row.simulation_error);
       }
       results.push_back(std::move(r));
     }
@@ -316,13 +318,23 @@ std::string compare_csv(const Comparison& comparison) {
   const std::vector<std::string> metrics = metric_names();
   std::vector<std::string> header{"scenario", "strategy", "status", "ran"};
   header.insert(header.end(), metrics.begin(), metrics.end());
-  for (const char* h : {"probing_rebalance", "probing_after_ms", "assign_ms_median", "assign_ms_min", "assign_ms_max",
-                        "runs"})
+  for (const char* h :
+       {"probing_rebalance", "probing_after_ms", "assign_ms_median", "assign_ms_min", "assign_ms_max", "runs"})
     header.emplace_back(h);
-  static const std::vector<std::string> kSimulationColumns = {
-      "sim_converged", "sim_stalled", "sim_rounds", "sim_active_moves", "sim_warmups", "sim_time_to_balanced_ms",
-      "sim_time_to_converged_ms", "sim_restoring_task_ms", "sim_under_replicated_task_ms", "sim_replayed_offsets",
-      "sim_peak_restoring_copies", "sim_max_rounds_reached", "sim_followup_rounds", "sim_error"};
+  static const std::vector<std::string> kSimulationColumns = {"sim_converged",
+                                                              "sim_stalled",
+                                                              "sim_rounds",
+                                                              "sim_active_moves",
+                                                              "sim_warmups",
+                                                              "sim_time_to_balanced_ms",
+                                                              "sim_time_to_converged_ms",
+                                                              "sim_restoring_task_ms",
+                                                              "sim_under_replicated_task_ms",
+                                                              "sim_replayed_offsets",
+                                                              "sim_peak_restoring_copies",
+                                                              "sim_max_rounds_reached",
+                                                              "sim_followup_rounds",
+                                                              "sim_error"};
   if (comparison.simulated) header.insert(header.end(), kSimulationColumns.begin(), kSimulationColumns.end());
   header.emplace_back("error");
   auto simulation_fields = [&](const CompareRow& row, std::vector<std::string>& f) {
@@ -392,7 +404,8 @@ std::vector<std::string> check_chart_names(const std::vector<std::string>& names
       continue;
     }
     std::string message = fmt::format("--chart: unknown metric '{}'", printable(name));
-    if (const std::string near = nearest(name, known); !near.empty()) message += fmt::format(" (did you mean '{}'?)", near);
+    if (const std::string near = nearest(name, known); !near.empty())
+      message += fmt::format(" (did you mean '{}'?)", near);
     throw InputError(message + "; the metrics are: " + fmt::format("{}", fmt::join(known, ", ")) + ", or all");
   }
   return out;
@@ -401,11 +414,11 @@ std::vector<std::string> check_chart_names(const std::vector<std::string>& names
 std::string compare_html(const Comparison& comparison, const std::vector<std::string>& extra_charts) {
   HtmlReport page;
   page.title = "Assignor: strategy comparison";
-  page.summary.push_back(fmt::format("{} strateg{} on {} scenario{}; assign_ms is the median of {} run{}, whiskers "
-                                     "from the fastest to the slowest run.",
-                                     comparison.strategies.size(), comparison.strategies.size() == 1 ? "y" : "ies",
-                                     comparison.scenarios.size(), comparison.scenarios.size() == 1 ? "" : "s",
-                                     comparison.runs, comparison.runs == 1 ? "" : "s"));
+  page.summary.push_back(fmt::format(
+      "{} strateg{} on {} scenario{}; assign_ms is the median of {} run{}, whiskers "
+      "from the fastest to the slowest run.",
+      comparison.strategies.size(), comparison.strategies.size() == 1 ? "y" : "ies", comparison.scenarios.size(),
+      comparison.scenarios.size() == 1 ? "" : "s", comparison.runs, comparison.runs == 1 ? "" : "s"));
   for (const auto& s : comparison.scenarios) page.summary.push_back(scenario_heading(s));
   for (const auto& line : compare_recommendation(comparison)) page.sections.push_back(Paragraph{line});
   if (!comparison.all_ok())
@@ -439,41 +452,50 @@ std::string compare_html(const Comparison& comparison, const std::vector<std::st
   for (const auto& name : extra_charts) {
     if (std::find(drawn.begin(), drawn.end(), name) != drawn.end()) continue;
     drawn.push_back(name);
-    BarChart chart{name, fmt::format("The {} metric of every run (docs/formats.md says what it measures); a "
-                                     "\u00d7 with \"not measured\" where the scenario does not have it.", name),
-                   "", groups, comparison.strategies, bars_of([](const CompareRow&) { return 0.0; }, false)};
+    BarChart chart{name,
+                   fmt::format("The {} metric of every run (docs/formats.md says what it measures); a "
+                               "\u00d7 with \"not measured\" where the scenario does not have it.",
+                               name),
+                   "",
+                   groups,
+                   comparison.strategies,
+                   bars_of([](const CompareRow&) { return 0.0; }, false)};
     for (std::size_t g = 0; g < comparison.scenarios.size(); ++g)
       for (std::size_t r = 0; r < comparison.scenarios[g].rows.size(); ++r) {
         const CompareRow& row = comparison.scenarios[g].rows[r];
         if (row.status != CompareStatus::ok) continue;
         const ordered_json value = metrics_to_json(row.metrics).value(name, ordered_json());
         Bar& bar = chart.bars[g][r];
-        if (value.is_number()) bar.value = value.get<double>();
-        else bar.value.reset(), bar.missing = "not measured";
+        if (value.is_number())
+          bar.value = value.get<double>();
+        else
+          bar.value.reset(), bar.missing = "not measured";
       }
     page.sections.emplace_back(std::move(chart));
   }
   if (comparison.simulated) {
     for (const auto& spec : kSimulationCharts) {
-      BarChart chart{spec.name, spec.description, spec.unit, groups, comparison.strategies,
-                     bars_of([](const CompareRow&) { return 0.0; }, false)};
+      BarChart chart{spec.name, spec.description,      spec.unit,
+                     groups,    comparison.strategies, bars_of([](const CompareRow&) { return 0.0; }, false)};
       for (std::size_t g = 0; g < comparison.scenarios.size(); ++g)
         for (std::size_t r = 0; r < comparison.scenarios[g].rows.size(); ++r) {
           const CompareRow& row = comparison.scenarios[g].rows[r];
           Bar& bar = chart.bars[g][r];
           bar.missing = simulation_missing(row, spec);
-          if (bar.missing.empty()) bar.value = spec.value(row);
-          else bar.value.reset();
+          if (bar.missing.empty())
+            bar.value = spec.value(row);
+          else
+            bar.value.reset();
         }
       page.sections.emplace_back(std::move(chart));
     }
   }
-  page.sections.emplace_back(BarChart{
-      "assign_ms",
-      fmt::format("Time of the strategy call plus lag normalisation: median of {} run{}, whiskers min to max.",
-                  comparison.runs, comparison.runs == 1 ? "" : "s"),
-      "milliseconds", groups, comparison.strategies,
-      bars_of([](const CompareRow& r) { return r.assign_ms.median; }, true)});
+  page.sections.emplace_back(
+      BarChart{"assign_ms",
+               fmt::format("Time of the strategy call plus lag normalisation: median of {} run{}, whiskers min to max.",
+                           comparison.runs, comparison.runs == 1 ? "" : "s"),
+               "milliseconds", groups, comparison.strategies,
+               bars_of([](const CompareRow& r) { return r.assign_ms.median; }, true)});
 
   HtmlTable table;
   table.caption = "Every figure";

@@ -21,9 +21,8 @@ std::vector<std::size_t> undominated(const std::vector<Candidate>& c) {
     }
     return strictly;
   };
-  const bool any_finite = std::any_of(c.begin(), c.end(), [](const Candidate& x) {
-    return !x.costs.empty() && std::isfinite(x.costs[0]);
-  });
+  const bool any_finite =
+      std::any_of(c.begin(), c.end(), [](const Candidate& x) { return !x.costs.empty() && std::isfinite(x.costs[0]); });
   std::vector<std::size_t> out;
   for (std::size_t i = 0; i < c.size(); ++i) {
     if (any_finite && (c[i].costs.empty() || !std::isfinite(c[i].costs[0]))) continue;
@@ -56,8 +55,11 @@ std::optional<std::string> as_cross_product(const std::vector<std::string>& labe
       const std::size_t eq = part.find('=');
       if (eq == std::string::npos) return std::nullopt;
       const std::string key = part.substr(0, eq), value = part.substr(eq + 1);
-      if (l == 0) { keys.push_back(key); values.emplace_back(); }
-      else if (k >= keys.size() || keys[k] != key) return std::nullopt;
+      if (l == 0) {
+        keys.push_back(key);
+        values.emplace_back();
+      } else if (k >= keys.size() || keys[k] != key)
+        return std::nullopt;
       if (std::find(values[k].begin(), values[k].end(), value) == values[k].end()) values[k].push_back(value);
       ++k;
       at = end + 2;
@@ -85,8 +87,10 @@ std::string recommendation_line(const std::string& where, const std::vector<Cand
   std::vector<std::pair<std::vector<double>, std::vector<std::string>>> groups;
   for (std::size_t i : front) {
     auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == candidates[i].costs; });
-    if (it == groups.end()) groups.push_back({candidates[i].costs, {candidates[i].label}});
-    else it->second.push_back(candidates[i].label);
+    if (it == groups.end())
+      groups.push_back({candidates[i].costs, {candidates[i].label}});
+    else
+      it->second.push_back(candidates[i].label);
   }
   auto names = [](const std::vector<std::string>& labels) {
     if (auto product = as_cross_product(labels)) return *product;
@@ -96,7 +100,8 @@ std::string recommendation_line(const std::string& where, const std::vector<Cand
   };
   std::string out = fmt::format("{}: {} ({})", where, names(groups[0].second), describe(groups[0].first));
   for (std::size_t i = 1; i < groups.size() && i < 6; ++i)
-    out += fmt::format("{} {} ({})", i == 1 ? "; also undominated:" : ";", names(groups[i].second), describe(groups[i].first));
+    out += fmt::format("{} {} ({})", i == 1 ? "; also undominated:" : ";", names(groups[i].second),
+                       describe(groups[i].first));
   if (groups.size() > 6) out += fmt::format("; and {} more", groups.size() - 6);
   return out;
 }

@@ -19,9 +19,7 @@ namespace {
 using ordered_json = nlohmann::ordered_json;
 using namespace detail;
 
-std::string run_name(const InTimeRun& run) {
-  return run.calibration ? run.strategy + " (calibration)" : run.strategy;
-}
+std::string run_name(const InTimeRun& run) { return run.calibration ? run.strategy + " (calibration)" : run.strategy; }
 
 std::string outcome(const InTimeRun& run) {
   if (!run.error.empty()) return "failed";
@@ -91,7 +89,8 @@ nlohmann::ordered_json in_time_json(const InTimeReplay& r) {
   timeline["rebalances"] = t.rebalances_to_converged;
   timeline["time_to_converged_ms"] = optional_ms(t.time_to_converged_ms);
   timeline["converged"] = t.converged_index.has_value();
-  timeline["converged_at"] = t.converged_index ? ordered_json(t.rebalances[*t.converged_index].name) : ordered_json(nullptr);
+  timeline["converged_at"] =
+      t.converged_index ? ordered_json(t.rebalances[*t.converged_index].name) : ordered_json(nullptr);
   timeline["rebalances_logged"] = t.rebalances.size();
   timeline["active_moves"] = t.active_moves;
   timeline["warmups"] = t.warmups;
@@ -165,13 +164,14 @@ nlohmann::ordered_json in_time_json(const InTimeReplay& r) {
 
 std::string in_time_table(const InTimeReplay& r) {
   const RealTimeline& t = r.timeline;
-  std::string out = fmt::format("replay in time from {} ({}): {} rebalance{} logged from there; Kafka ran {}\n",
-                                t.from, t.from_timestamp, t.rebalances.size(), t.rebalances.size() == 1 ? "" : "s",
-                                r.kafka_assignor);
+  std::string out =
+      fmt::format("replay in time from {} ({}): {} rebalance{} logged from there; Kafka ran {}\n", t.from,
+                  t.from_timestamp, t.rebalances.size(), t.rebalances.size() == 1 ? "" : "s", r.kafka_assignor);
   for (const auto& note : t.settings.notes) out += "  " + printable(note) + "\n";
   if (t.settings.assumed)
-    out += "  (the calibration and every run below are computed under these assumed settings: give the import "
-           "--streams-config to be sure)\n";
+    out +=
+        "  (the calibration and every run below are computed under these assumed settings: give the import "
+        "--streams-config to be sure)\n";
   out += "\nevents:\n";
   if (t.events.empty()) out += "  none\n";
   for (const auto& e : t.events)
@@ -189,30 +189,34 @@ std::string in_time_table(const InTimeReplay& r) {
                   "-"});
   for (const auto& run : r.runs) {
     if (!run.error.empty()) {
-      rows.push_back({run_name(run), "FAILED", std::to_string(run.path.size()), "-", "-", "-", "-", "-", "-", "-", "-"});
+      rows.push_back(
+          {run_name(run), "FAILED", std::to_string(run.path.size()), "-", "-", "-", "-", "-", "-", "-", "-"});
       continue;
     }
     const SimulationSummary& s = run.summary;
     rows.push_back({run_name(run), outcome(run), std::to_string(s.rounds), duration_or_dash(run.time_to_converged_ms),
                     std::to_string(s.active_moves), std::to_string(s.warmups), std::to_string(s.followup_rounds),
                     s.restoring_task_ms ? format_duration_ms(*s.restoring_task_ms) : "-",
-                    format_duration_ms(s.under_replicated_task_ms), format_number(static_cast<double>(s.replayed_offsets), true),
+                    format_duration_ms(s.under_replicated_task_ms),
+                    format_number(static_cast<double>(s.replayed_offsets), true),
                     run.calibration ? fmt::format("{}/{}", run.decisions_equal, run.decisions_compared) : "-"});
   }
   out += aligned_rows(rows, {false, false, true, true, true, true, true, true, true, true, true}, "  ");
   const auto [rebalance_error, time_error] = calibration_errors(r);
   if (const InTimeRun* c = calibration_run(r)) {
     if (c->error.empty())
-      out += fmt::format("\ncalibration ({} on the real timeline): rebalances {} ({} vs {} logged), time to converged "
-                         "{} ({} vs {}); {} of its {} decisions equal Kafka's\n",
-                         c->strategy, percent(rebalance_error), c->summary.rounds, t.rebalances_to_converged,
-                         percent(time_error), duration_or_dash(c->time_to_converged_ms),
-                         duration_or_dash(t.time_to_converged_ms), c->decisions_equal, c->decisions_compared);
+      out += fmt::format(
+          "\ncalibration ({} on the real timeline): rebalances {} ({} vs {} logged), time to converged "
+          "{} ({} vs {}); {} of its {} decisions equal Kafka's\n",
+          c->strategy, percent(rebalance_error), c->summary.rounds, t.rebalances_to_converged, percent(time_error),
+          duration_or_dash(c->time_to_converged_ms), duration_or_dash(t.time_to_converged_ms), c->decisions_equal,
+          c->decisions_compared);
     else
       out += fmt::format("\ncalibration ({}): failed: {}\n", c->strategy, printable(c->error));
   }
   for (const auto& run : r.runs)
-    if (!run.error.empty() && !run.calibration) out += fmt::format("{} failed: {}\n", run.strategy, printable(run.error));
+    if (!run.error.empty() && !run.calibration)
+      out += fmt::format("{} failed: {}\n", run.strategy, printable(run.error));
   return out;
 }
 
@@ -231,10 +235,10 @@ std::string in_time_csv(const InTimeReplay& r) {
   for (const auto& run : r.runs) {
     const SimulationSummary& s = run.summary;
     line({"simulated", run.strategy, run.calibration ? "true" : "false", outcome(run), std::to_string(s.rounds),
-          ms(run.time_to_converged_ms), std::to_string(s.active_moves), std::to_string(s.warmups), ms(s.restoring_task_ms),
-          std::to_string(s.under_replicated_task_ms), std::to_string(s.replayed_offsets),
-          run.calibration ? std::to_string(run.decisions_equal) : "", run.calibration ? std::to_string(run.decisions_compared) : "",
-          run.error});
+          ms(run.time_to_converged_ms), std::to_string(s.active_moves), std::to_string(s.warmups),
+          ms(s.restoring_task_ms), std::to_string(s.under_replicated_task_ms), std::to_string(s.replayed_offsets),
+          run.calibration ? std::to_string(run.decisions_equal) : "",
+          run.calibration ? std::to_string(run.decisions_compared) : "", run.error});
   }
   return out;
 }
@@ -247,15 +251,17 @@ std::string in_time_html(const InTimeReplay& r) {
                                      t.from_timestamp, t.rebalances.size(), r.kafka_assignor));
   const auto [rebalance_error, time_error] = calibration_errors(r);
   if (const InTimeRun* c = calibration_run(r); c != nullptr && c->error.empty())
-    page.summary.push_back(fmt::format(
-        "Calibration ({} on the real timeline): rebalances {} ({} vs {}), time to converged {} ({} vs {}); {}/{} decisions "
-        "equal Kafka's",
-        c->strategy, percent(rebalance_error), c->summary.rounds, t.rebalances_to_converged, percent(time_error),
-        duration_or_dash(c->time_to_converged_ms), duration_or_dash(t.time_to_converged_ms), c->decisions_equal,
-        c->decisions_compared));
+    page.summary.push_back(
+        fmt::format("Calibration ({} on the real timeline): rebalances {} ({} vs {}), time to converged {} ({} vs {}); "
+                    "{}/{} decisions "
+                    "equal Kafka's",
+                    c->strategy, percent(rebalance_error), c->summary.rounds, t.rebalances_to_converged,
+                    percent(time_error), duration_or_dash(c->time_to_converged_ms),
+                    duration_or_dash(t.time_to_converged_ms), c->decisions_equal, c->decisions_compared));
   for (const auto& note : t.settings.notes) page.summary.push_back(note);
   if (t.settings.assumed)
-    page.summary.push_back("Every run is computed under these assumed settings: import with --streams-config to be sure.");
+    page.summary.push_back(
+        "Every run is computed under these assumed settings: import with --streams-config to be sure.");
 
   // Minutes on every axis when the paths are long, else seconds.
   std::int64_t longest = 1;
@@ -268,11 +274,12 @@ std::string in_time_html(const InTimeReplay& r) {
 
   TimelineChart lanes;
   lanes.title = "paths";
-  lanes.description = "Every rebalance of the real path and of each simulated run on one time axis; the shape says why "
-                      "it happened, the green bar where the path converged.";
+  lanes.description =
+      "Every rebalance of the real path and of each simulated run on one time axis; the shape says why "
+      "it happened, the green bar where the path converged.";
   lanes.x_label = x_label;
-  auto lane_of = [&](const std::string& name, const std::vector<InTimeStep>& path, std::optional<std::int64_t> converged,
-                     std::size_t shown, const std::string& note) {
+  auto lane_of = [&](const std::string& name, const std::vector<InTimeStep>& path,
+                     std::optional<std::int64_t> converged, std::size_t shown, const std::string& note) {
     TimelineLane lane;
     lane.name = name;
     lane.note = note;
@@ -287,9 +294,9 @@ std::string in_time_html(const InTimeReplay& r) {
     if (converged) lane.converged = static_cast<double>(*converged) / unit;
     return lane;
   };
-  lanes.lanes.push_back(lane_of("real (the log)", r.real_path, t.time_to_converged_ms, r.real_path.size(),
-                                fmt::format("{} rebalances, {}", t.rebalances_to_converged,
-                                            duration_or_dash(t.time_to_converged_ms))));
+  lanes.lanes.push_back(
+      lane_of("real (the log)", r.real_path, t.time_to_converged_ms, r.real_path.size(),
+              fmt::format("{} rebalances, {}", t.rebalances_to_converged, duration_or_dash(t.time_to_converged_ms))));
   for (const auto& run : r.runs)
     lanes.lanes.push_back(lane_of(run_name(run), run.path, run.time_to_converged_ms, run.path.size(),
                                   run.error.empty() ? fmt::format("{} rebalances, {}", run.summary.rounds,
@@ -332,8 +339,16 @@ std::string in_time_html(const InTimeReplay& r) {
 
   HtmlTable table;
   table.caption = "Each path to converged";
-  table.header = {"path", "outcome", "rebalances", "converged after", "active moves", "warmups", "restoring task-time",
-                  "under-replicated task-time", "replayed offsets", "decisions equal Kafka's"};
+  table.header = {"path",
+                  "outcome",
+                  "rebalances",
+                  "converged after",
+                  "active moves",
+                  "warmups",
+                  "restoring task-time",
+                  "under-replicated task-time",
+                  "replayed offsets",
+                  "decisions equal Kafka's"};
   table.numeric = {false, false, true, true, true, true, true, true, true, true};
   table.rows.push_back({"real (the log)", t.converged_index ? "converged" : "not converged",
                         std::to_string(t.rebalances_to_converged), duration_or_dash(t.time_to_converged_ms),
@@ -341,12 +356,12 @@ std::string in_time_html(const InTimeReplay& r) {
   table.flagged.push_back(false);
   for (const auto& run : r.runs) {
     const SimulationSummary& s = run.summary;
-    table.rows.push_back({run_name(run), outcome(run), std::to_string(s.rounds), duration_or_dash(run.time_to_converged_ms),
-                          std::to_string(s.active_moves), std::to_string(s.warmups),
-                          s.restoring_task_ms ? format_duration_ms(*s.restoring_task_ms) : "-",
-                          format_duration_ms(s.under_replicated_task_ms),
-                          format_number(static_cast<double>(s.replayed_offsets), true),
-                          run.calibration ? fmt::format("{}/{}", run.decisions_equal, run.decisions_compared) : "-"});
+    table.rows.push_back(
+        {run_name(run), outcome(run), std::to_string(s.rounds), duration_or_dash(run.time_to_converged_ms),
+         std::to_string(s.active_moves), std::to_string(s.warmups),
+         s.restoring_task_ms ? format_duration_ms(*s.restoring_task_ms) : "-",
+         format_duration_ms(s.under_replicated_task_ms), format_number(static_cast<double>(s.replayed_offsets), true),
+         run.calibration ? fmt::format("{}/{}", run.decisions_equal, run.decisions_compared) : "-"});
     table.flagged.push_back(!run.error.empty());
   }
   page.sections.push_back(std::move(table));

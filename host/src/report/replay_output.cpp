@@ -4,9 +4,9 @@
 #include <algorithm>
 
 #include "assignor/host/formats/assignment_io.hpp"
+#include "assignor/host/report/replay_output.hpp"
 #include "assignor/host/report/report_html.hpp"
 #include "assignor/host/support/printable.hpp"
-#include "assignor/host/report/replay_output.hpp"
 #include "text_table.hpp"
 
 namespace assignor::host {
@@ -17,8 +17,8 @@ using ordered_json = nlohmann::ordered_json;
 using namespace detail;
 
 // The metrics the table shows (every metric is in JSON and CSV).
-const std::vector<std::string> kTableMetrics = {"active_moves", "restoring_actives", "warmups", "standby_shortfall",
-                                                "active_load_spread", "restore_offsets"};
+const std::vector<std::string> kTableMetrics = {"active_moves",      "restoring_actives",  "warmups",
+                                                "standby_shortfall", "active_load_spread", "restore_offsets"};
 
 constexpr const char* kKafka = "kafka (logged)";
 
@@ -31,8 +31,8 @@ std::size_t same_count(const Replay& r, std::size_t s) {
 // x of the timeline: hours since the first rebalance when every one has a time, else its number.
 std::pair<std::vector<double>, std::string> timeline_x(const Replay& r) {
   std::vector<double> x;
-  const bool timed = !r.rebalances.empty() &&
-                     std::all_of(r.rebalances.begin(), r.rebalances.end(), [](const auto& rb) { return rb.entry.time_ms.has_value(); });
+  const bool timed = !r.rebalances.empty() && std::all_of(r.rebalances.begin(), r.rebalances.end(),
+                                                          [](const auto& rb) { return rb.entry.time_ms.has_value(); });
   for (std::size_t i = 0; i < r.rebalances.size(); ++i)
     x.push_back(timed ? static_cast<double>(*r.rebalances[i].entry.time_ms - *r.rebalances[0].entry.time_ms) / 3.6e6
                       : static_cast<double>(i + 1));
@@ -57,10 +57,11 @@ std::vector<std::string> replay_agreement(const Replay& r) {
 
 std::optional<std::string> replay_assumed_settings(const Replay& r) {
   if (r.assumed_settings.empty()) return std::nullopt;
-  return fmt::format("agreement computed under assumed settings: Kafka's defaults stood in for the application's at "
-                     "{}/{} rebalances (the log has no StreamsConfig dump and no --streams-config was given); import "
-                     "with --streams-config to be sure",
-                     r.assumed_settings.size(), r.rebalances.size());
+  return fmt::format(
+      "agreement computed under assumed settings: Kafka's defaults stood in for the application's at "
+      "{}/{} rebalances (the log has no StreamsConfig dump and no --streams-config was given); import "
+      "with --streams-config to be sure",
+      r.assumed_settings.size(), r.rebalances.size());
 }
 
 std::string replay_table(const Replay& r) {
@@ -216,9 +217,16 @@ std::string replay_csv(const Replay& r) {
   out += "\n";
   auto row = [&](const ReplayedRebalance& rb, const std::string& who, bool ok, const std::string& same, bool probing,
                  const Metrics* m) {
-    std::vector<std::string> f{rb.entry.name, rb.entry.timestamp, rb.entry.time_ms ? std::to_string(*rb.entry.time_ms) : "",
-                               rb.entry.source, std::to_string(rb.entry.clients), std::to_string(rb.entry.tasks), who,
-                               ok ? "true" : "false", same, ok ? (probing ? "true" : "false") : ""};
+    std::vector<std::string> f{rb.entry.name,
+                               rb.entry.timestamp,
+                               rb.entry.time_ms ? std::to_string(*rb.entry.time_ms) : "",
+                               rb.entry.source,
+                               std::to_string(rb.entry.clients),
+                               std::to_string(rb.entry.tasks),
+                               who,
+                               ok ? "true" : "false",
+                               same,
+                               ok ? (probing ? "true" : "false") : ""};
     if (m != nullptr) {
       const ordered_json j = metrics_to_json(*m);
       for (const auto& name : metrics) f.push_back(metric_text(j[name], ""));
@@ -285,12 +293,18 @@ std::string replay_html(const Replay& r) {
   for (const auto& s : r.strategies) table.header.push_back(s);
   table.numeric = {false, false, false, true, true, true, true};
   for (const auto& rb : r.rebalances) {
-    std::vector<std::string> row{rb.entry.name, rb.entry.timestamp, rb.entry.source, std::to_string(rb.entry.clients),
-                                 std::to_string(rb.entry.tasks), std::to_string(rb.kafka.active_moves),
+    std::vector<std::string> row{rb.entry.name,
+                                 rb.entry.timestamp,
+                                 rb.entry.source,
+                                 std::to_string(rb.entry.clients),
+                                 std::to_string(rb.entry.tasks),
+                                 std::to_string(rb.kafka.active_moves),
                                  std::to_string(rb.kafka.warmups)};
     bool flagged = false;
     for (const auto& run : rb.runs) {
-      row.push_back(!run.ok ? "failed" : run.same_as_kafka ? "same" : fmt::format("{} moves", run.metrics.active_moves));
+      row.push_back(!run.ok             ? "failed"
+                    : run.same_as_kafka ? "same"
+                                        : fmt::format("{} moves", run.metrics.active_moves));
       flagged = flagged || !run.ok;
     }
     table.rows.push_back(std::move(row));

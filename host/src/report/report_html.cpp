@@ -57,7 +57,7 @@ std::string px(double v) {
 }
 
 struct Axis {
-  double top = 1;   // the axis runs from 0 (or below, for negative data) to top
+  double top = 1;  // the axis runs from 0 (or below, for negative data) to top
   double bottom = 0;
   double step = 1;
 };
@@ -107,12 +107,11 @@ Legend legend(const std::vector<std::string>& names, double x, double right, boo
       cy += 18;
     }
     if (lines)
-      out.svg += fmt::format(
-          "<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"2.5\"{}/>", px(cx),
-          px(cy - 4), px(cx + 14), px(cy - 4), colour(i), dash(i));
+      out.svg += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\" stroke-width=\"2.5\"{}/>",
+                             px(cx), px(cy - 4), px(cx + 14), px(cy - 4), colour(i), dash(i));
     else
-      out.svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{}\"/>", px(cx),
-                             px(cy - 10), colour(i));
+      out.svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"12\" height=\"12\" fill=\"{}\"/>", px(cx), px(cy - 10),
+                             colour(i));
     out.svg += fmt::format("<text x=\"{}\" y=\"{}\">{}</text>", px(cx + 20), px(cy), escape_xml(label));
     cx += w;
   }
@@ -128,8 +127,8 @@ std::string y_grid(const Axis& axis, double left, double right, double top, doub
   for (long i = 0; i <= ticks; ++i) {
     const double v = axis.bottom + static_cast<double>(i) * axis.step;
     const double y = bottom - (v - axis.bottom) / span * (bottom - top);
-    out += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\"/>", px(left), px(y),
-                       px(right), px(y), std::abs(v) < 1e-12 ? "#888" : "#e3e3e3");
+    out += fmt::format("<line x1=\"{}\" y1=\"{}\" x2=\"{}\" y2=\"{}\" stroke=\"{}\"/>", px(left), px(y), px(right),
+                       px(y), std::abs(v) < 1e-12 ? "#888" : "#e3e3e3");
     out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\">{}</text>", px(left - 6), px(y + 4),
                        escape_xml(format_number(v, true)));
   }
@@ -149,8 +148,7 @@ std::string svg_open(double width, double height, const std::string& title, cons
 std::string zero_chart_svg(double width, double left, const std::string& title, const std::string& description,
                            const std::string& text) {
   std::string out = svg_open(width, 24, title, description);
-  out += fmt::format("<text x=\"{}\" y=\"16\" fill=\"#555\">{}</text></svg>", px(left),
-                     escape_xml(shorten(text, 110)));
+  out += fmt::format("<text x=\"{}\" y=\"16\" fill=\"#555\">{}</text></svg>", px(left), escape_xml(shorten(text, 110)));
   return out;
 }
 
@@ -172,20 +170,20 @@ std::string escape_xml(std::string_view text) {
         case '"': out += "&quot;"; break;
         case '\'': out += "&#39;"; break;
         case '\t':
-        case '\n':
-          out += static_cast<char>(b);
-          break;
+        case '\n': out += static_cast<char>(b); break;
         default:
-          if (b < 0x20) out += kReplacement;
-          else out += static_cast<char>(b);
+          if (b < 0x20)
+            out += kReplacement;
+          else
+            out += static_cast<char>(b);
       }
       ++i;
       continue;
     }
     // A multi-byte character that XML allows (not a noncharacter U+FFFE/U+FFFF, not a C1 control).
     const auto c = utf8_char_at(text, i);
-    const bool ok = c && c->code_point != 0xFFFE && c->code_point != 0xFFFF &&
-                    !(c->code_point >= 0x80 && c->code_point <= 0x9F);
+    const bool ok =
+        c && c->code_point != 0xFFFE && c->code_point != 0xFFFF && !(c->code_point >= 0x80 && c->code_point <= 0x9F);
     const std::size_t len = ok ? c->length : 0;
     if (ok) {
       out.append(text.substr(i, len));
@@ -220,8 +218,10 @@ std::string format_number(double value, bool compact) {
   if (compact && magnitude >= 10000) {
     const char* suffix = "k";
     double scaled = value / 1e3;
-    if (magnitude >= 1e9) suffix = "G", scaled = value / 1e9;
-    else if (magnitude >= 1e6) suffix = "M", scaled = value / 1e6;
+    if (magnitude >= 1e9)
+      suffix = "G", scaled = value / 1e9;
+    else if (magnitude >= 1e6)
+      suffix = "M", scaled = value / 1e6;
     std::string s = fmt::format("{:.2f}", scaled);
     while (s.back() == '0') s.pop_back();
     if (s.back() == '.') s.pop_back();
@@ -248,9 +248,9 @@ std::string render_svg(const BarChart& chart) {
     for (const Bar& bar : group)
       if (!bar.value || *bar.value != 0 || (bar.high && *bar.high != 0)) all_zero = false;
   if (all_zero)
-    return zero_chart_svg(width, kLeft, chart.title, chart.description,
-                          fmt::format("{}: 0 in every one of the {} bars", chart.title,
-                                      chart.groups.size() * chart.series.size()));
+    return zero_chart_svg(
+        width, kLeft, chart.title, chart.description,
+        fmt::format("{}: 0 in every one of the {} bars", chart.title, chart.groups.size() * chart.series.size()));
 
   // Data range and whether every value is a whole number (counts get integer ticks). Whisker tops
   // count too, unless one slow outlier run would flatten every bar: then the axis fits the bars
@@ -271,8 +271,10 @@ std::string render_svg(const BarChart& chart) {
       }
     }
   constexpr double kOutlierFactor = 3;
-  if (!(hi > 0 && whisker_hi > kOutlierFactor * hi)) hi = std::max(hi, whisker_hi);
-  else hi *= 1.2;
+  if (!(hi > 0 && whisker_hi > kOutlierFactor * hi))
+    hi = std::max(hi, whisker_hi);
+  else
+    hi *= 1.2;
   const Axis axis = nice_axis(lo, hi, integer);
 
   const Legend key = legend(chart.series, kLeft, width - kRight, false);
@@ -348,7 +350,8 @@ std::string render_svg(const BarChart& chart) {
     const double label_x = kLeft + (static_cast<double>(g) + 0.5) * group_width;
     if (slanted)
       out += fmt::format(
-          "<text x=\"{0}\" y=\"{1}\" text-anchor=\"end\" transform=\"rotate(-30 {0} {1})\"><title>{2}</title>{3}</text>",
+          "<text x=\"{0}\" y=\"{1}\" text-anchor=\"end\" transform=\"rotate(-30 {0} "
+          "{1})\"><title>{2}</title>{3}</text>",
           px(label_x), px(bottom + 16), escape_xml(chart.groups[g]), escape_xml(group_label));
     else
       out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"middle\"><title>{}</title>{}</text>", px(label_x),
@@ -470,9 +473,12 @@ std::string render_svg(const TimelineChart& chart) {
     const char* legend;
     std::size_t colour;
   };
-  static constexpr Kind kKinds[] = {{"start", "first rebalance", 9},    {"events", "a client joined, left or restarted", 0},
-                                    {"follow-up", "follow-up (tasks revoked)", 6}, {"probing", "probing rebalance", 2},
-                                    {"interval", "next round (no probing)", 4},  {"other", "other", 9}};
+  static constexpr Kind kKinds[] = {{"start", "first rebalance", 9},
+                                    {"events", "a client joined, left or restarted", 0},
+                                    {"follow-up", "follow-up (tasks revoked)", 6},
+                                    {"probing", "probing rebalance", 2},
+                                    {"interval", "next round (no probing)", 4},
+                                    {"other", "other", 9}};
   auto kind_of = [](const std::string& name) -> std::size_t {
     for (std::size_t i = 0; i < std::size(kKinds); ++i)
       if (name == kKinds[i].name) return i;
@@ -481,18 +487,22 @@ std::string render_svg(const TimelineChart& chart) {
   auto mark = [&](std::size_t kind, double cx, double cy) {
     const char* fill = kPalette[kKinds[kind].colour % kPaletteSize];
     switch (kind) {
-      case 0: return fmt::format("<rect x=\"{}\" y=\"{}\" width=\"3\" height=\"16\" fill=\"{}\"/>", px(cx - 1.5), px(cy - 8), fill);
+      case 0:
+        return fmt::format("<rect x=\"{}\" y=\"{}\" width=\"3\" height=\"16\" fill=\"{}\"/>", px(cx - 1.5), px(cy - 8),
+                           fill);
       case 1:
         return fmt::format("<path d=\"M{} {}L{} {}L{} {}Z\" fill=\"{}\"/>", px(cx), px(cy - 7), px(cx + 6), px(cy + 5),
                            px(cx - 6), px(cy + 5), fill);
       case 2: return fmt::format("<circle cx=\"{}\" cy=\"{}\" r=\"3.5\" fill=\"{}\"/>", px(cx), px(cy), fill);
       case 3:
-        return fmt::format("<path d=\"M{} {}L{} {}L{} {}L{} {}Z\" fill=\"{}\"/>", px(cx), px(cy - 6), px(cx + 6), px(cy),
-                           px(cx), px(cy + 6), px(cx - 6), px(cy), fill);
-      case 4: return fmt::format("<rect x=\"{}\" y=\"{}\" width=\"8\" height=\"8\" fill=\"{}\"/>", px(cx - 4), px(cy - 4), fill);
+        return fmt::format("<path d=\"M{} {}L{} {}L{} {}L{} {}Z\" fill=\"{}\"/>", px(cx), px(cy - 6), px(cx + 6),
+                           px(cy), px(cx), px(cy + 6), px(cx - 6), px(cy), fill);
+      case 4:
+        return fmt::format("<rect x=\"{}\" y=\"{}\" width=\"8\" height=\"8\" fill=\"{}\"/>", px(cx - 4), px(cy - 4),
+                           fill);
       default:
-        return fmt::format("<path d=\"M{} {}L{} {}M{} {}L{} {}\" stroke=\"{}\" stroke-width=\"2\"/>", px(cx - 4), px(cy - 4),
-                           px(cx + 4), px(cy + 4), px(cx - 4), px(cy + 4), px(cx + 4), px(cy - 4), fill);
+        return fmt::format("<path d=\"M{} {}L{} {}M{} {}L{} {}\" stroke=\"{}\" stroke-width=\"2\"/>", px(cx - 4),
+                           px(cy - 4), px(cx + 4), px(cy + 4), px(cx - 4), px(cy + 4), px(cx + 4), px(cy - 4), fill);
     }
   };
   // Legend: the kinds that appear.
@@ -550,10 +560,11 @@ std::string render_svg(const TimelineChart& chart) {
       out += fmt::format("<text x=\"{}\" y=\"{}\" text-anchor=\"end\" font-size=\"10\" fill=\"#555\">{}</text>",
                          px(kLabel), px(cy + 10), escape_xml(shorten(lane.note, 40)));
     if (lane.converged)
-      out += fmt::format("<g><title>{} converged at {}</title><rect x=\"{}\" y=\"{}\" width=\"4\" height=\"{}\" "
-                         "fill=\"#117733\"/></g>",
-                         escape_xml(lane.name), escape_xml(format_number(*lane.converged)), px(x_of(*lane.converged) - 2),
-                         px(cy - 12), px(24));
+      out += fmt::format(
+          "<g><title>{} converged at {}</title><rect x=\"{}\" y=\"{}\" width=\"4\" height=\"{}\" "
+          "fill=\"#117733\"/></g>",
+          escape_xml(lane.name), escape_xml(format_number(*lane.converged)), px(x_of(*lane.converged) - 2), px(cy - 12),
+          px(24));
     for (const auto& m : lane.marks)
       out += "<g><title>" + escape_xml(m.label) + "</title>" + mark(kind_of(m.kind), x_of(m.x), cy) + "</g>";
   }
@@ -625,7 +636,8 @@ std::string render_html(const HtmlReport& report) {
       out += "<p>" + escape_xml(para->text) + "</p>\n";
     }
   }
-  out += "<footer>Generated by assignor " + escape_xml(sdk_version()) + ". Self-contained: no scripts, no network.</footer>\n";
+  out += "<footer>Generated by assignor " + escape_xml(sdk_version()) +
+         ". Self-contained: no scripts, no network.</footer>\n";
   out += "</body>\n</html>\n";
   return out;
 }

@@ -17,12 +17,13 @@ std::string summary_sentence(const SimulationSummary& s) {
   const std::string followups =
       s.followup_rounds > 0 ? fmt::format(", {} of them follow-ups", s.followup_rounds) : std::string();
   if (s.converged)
-    text = fmt::format("Converged in {} ({} round{}{})", format_duration_ms(s.time_to_converged_ms.value_or(0)), s.rounds,
-                       s.rounds == 1 ? "" : "s", followups);
-  else if (s.stalled)
-    text = fmt::format("Stalled after {} round{}{}: not balanced or not fully replicated, and nothing would change it "
-                       "(no rebalance comes, or the same assignment comes again)",
+    text = fmt::format("Converged in {} ({} round{}{})", format_duration_ms(s.time_to_converged_ms.value_or(0)),
                        s.rounds, s.rounds == 1 ? "" : "s", followups);
+  else if (s.stalled)
+    text = fmt::format(
+        "Stalled after {} round{}{}: not balanced or not fully replicated, and nothing would change it "
+        "(no rebalance comes, or the same assignment comes again)",
+        s.rounds, s.rounds == 1 ? "" : "s", followups);
   else
     text = fmt::format("Not converged after {} round{} (the round limit)", s.rounds, s.rounds == 1 ? "" : "s");
   text += fmt::format(" with {}: {} active move{}, {} warmup{}, {} offsets replayed by copies; ", s.strategy,
@@ -69,21 +70,23 @@ std::string simulation_html(const SimulationResult& result, const std::vector<st
     replayed.push_back(d(r.replayed_offsets));
   }
   const std::string hours = "hours since the first rebalance";
-  page.sections.emplace_back(LineChart{"active_moves",
-                                       "At each rebalance: tasks whose active client changed, restoring actives "
-                                       "(waiting on a restore while a caught-up client exists), and standby or "
-                                       "warmup copies placed on a client that had none.",
-                                       hours,
-                                       "tasks",
-                                       x,
-                                       {{"active_moves", moves}, {"restoring_actives", restoring}, {"standby_moves", standby_moves}}});
-  page.sections.emplace_back(LineChart{"copies",
-                                       "Warmups placed, stale standbys (behind acceptable_recovery_lag: redundancy on "
-                                       "paper) and every copy not caught up when the assignment took effect.",
-                                       hours,
-                                       "copies",
-                                       x,
-                                       {{"warmups", warmups}, {"stale_standbys", stale}, {"restoring_copies", restoring_copies}}});
+  page.sections.emplace_back(
+      LineChart{"active_moves",
+                "At each rebalance: tasks whose active client changed, restoring actives "
+                "(waiting on a restore while a caught-up client exists), and standby or "
+                "warmup copies placed on a client that had none.",
+                hours,
+                "tasks",
+                x,
+                {{"active_moves", moves}, {"restoring_actives", restoring}, {"standby_moves", standby_moves}}});
+  page.sections.emplace_back(
+      LineChart{"copies",
+                "Warmups placed, stale standbys (behind acceptable_recovery_lag: redundancy on "
+                "paper) and every copy not caught up when the assignment took effect.",
+                hours,
+                "copies",
+                x,
+                {{"warmups", warmups}, {"stale_standbys", stale}, {"restoring_copies", restoring_copies}}});
   page.sections.emplace_back(LineChart{
       "load_spread",
       "Max - min over clients of tasks per thread (actives; actives with a changelog; every copy held), and the "
@@ -104,19 +107,33 @@ std::string simulation_html(const SimulationResult& result, const std::vector<st
 
   HtmlTable table;
   table.caption = "Rounds";
-  table.header = {"round",   "at",       "why",           "strategy",      "clients",       "active_moves",
-                  "revoked", "restoring_actives", "warmups", "standbys", "active spread", "total spread",
-                  "thread spread", "probing", "balanced", "restore_offsets", "restoring task-time", "assign_ms",
+  table.header = {"round",
+                  "at",
+                  "why",
+                  "strategy",
+                  "clients",
+                  "active_moves",
+                  "revoked",
+                  "restoring_actives",
+                  "warmups",
+                  "standbys",
+                  "active spread",
+                  "total spread",
+                  "thread spread",
+                  "probing",
+                  "balanced",
+                  "restore_offsets",
+                  "restoring task-time",
+                  "assign_ms",
                   "events after the round"};
-  table.numeric = {true,  true,  false, false, true,  true,  true,  true,  true, true,
-                   true,  true,  true,  false, false, true,  true,  true,  false};
+  table.numeric = {true, true, false, false, true,  true, true, true, true, true,
+                   true, true, true,  false, false, true, true, true, false};
   for (const auto& r : result.rounds) {
     std::string events;
     for (const auto& e : r.events) events += (events.empty() ? "" : "; ") + e;
     table.rows.push_back({fmt::format("{}", r.round), format_duration_ms(r.at_ms), r.cause,
-                          r.strategy + (r.used_fallback ? " (fallback)" : ""),
-                          fmt::format("{}", r.clients), fmt::format("{}", r.metrics.active_moves),
-                          fmt::format("{}", r.revoked),
+                          r.strategy + (r.used_fallback ? " (fallback)" : ""), fmt::format("{}", r.clients),
+                          fmt::format("{}", r.metrics.active_moves), fmt::format("{}", r.revoked),
                           fmt::format("{}", r.metrics.restoring_actives), fmt::format("{}", r.metrics.warmups),
                           fmt::format("{}", r.metrics.standbys), format_number(r.metrics.active_load_spread),
                           format_number(r.metrics.total_load_spread),
@@ -133,10 +150,11 @@ std::string simulation_html(const SimulationResult& result, const std::vector<st
 
 std::string simulation_progress(const SimulationRound& r, std::uint32_t max_rounds,
                                 std::chrono::nanoseconds wall_elapsed) {
-  std::string text = fmt::format("simulate: round {}/{} at {} simulated: {} clients, {} active moves, {} warmups, "
-                                 "{} copies restoring",
-                                 r.round, max_rounds, format_duration_ms(r.at_ms), r.clients, r.metrics.active_moves,
-                                 r.metrics.warmups, r.restoring_copies);
+  std::string text = fmt::format(
+      "simulate: round {}/{} at {} simulated: {} clients, {} active moves, {} warmups, "
+      "{} copies restoring",
+      r.round, max_rounds, format_duration_ms(r.at_ms), r.clients, r.metrics.active_moves, r.metrics.warmups,
+      r.restoring_copies);
   // What remains: at least the slowest copy's restore (simulated time; later moves are unknown
   // until the strategy plans them), at most the round limit (wall time at the pace so far).
   if (r.slowest_restore_ms && *r.slowest_restore_ms > 0)

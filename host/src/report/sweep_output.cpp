@@ -11,8 +11,8 @@
 
 #include "assignor/host/report/recommend.hpp"
 #include "assignor/host/report/report_html.hpp"
-#include "assignor/host/support/printable.hpp"
 #include "assignor/host/report/sweep_output.hpp"
+#include "assignor/host/support/printable.hpp"
 #include "text_table.hpp"
 
 namespace assignor::host {
@@ -104,10 +104,10 @@ std::string sweep_table(const Sweep& s) {
     row.push_back(outcome(r));
     if (r.summary) {
       const auto& x = *r.summary;
-      for (const std::string& v :
-           {fmt::format("{}", x.rounds), duration(x.time_to_balanced_ms, "never"), duration(x.time_to_converged_ms, "-"),
-            duration(x.restoring_task_ms, "n/a"), format_duration_ms(x.under_replicated_task_ms),
-            fmt::format("{}", x.active_moves), format_number(static_cast<double>(x.replayed_offsets), true)})
+      for (const std::string& v : {fmt::format("{}", x.rounds), duration(x.time_to_balanced_ms, "never"),
+                                   duration(x.time_to_converged_ms, "-"), duration(x.restoring_task_ms, "n/a"),
+                                   format_duration_ms(x.under_replicated_task_ms), fmt::format("{}", x.active_moves),
+                                   format_number(static_cast<double>(x.replayed_offsets), true)})
         row.push_back(v);
     } else {
       while (row.size() < head.size()) row.emplace_back("-");
@@ -117,7 +117,8 @@ std::string sweep_table(const Sweep& s) {
   out += aligned_rows(rows, right);
   for (const auto& r : s.runs)
     if (!r.error.empty())
-      out += fmt::format("{} on {}: failed: {}\n", combo_label(s, r.combination), s.scenarios[r.scenario], printable(r.error));
+      out += fmt::format("{} on {}: failed: {}\n", combo_label(s, r.combination), s.scenarios[r.scenario],
+                         printable(r.error));
   return out;
 }
 
@@ -142,10 +143,11 @@ std::string sweep_csv(const Sweep& s) {
       const auto& x = *r.summary;
       for (const std::string& v :
            {std::string(x.converged ? "true" : "false"), std::string(x.stalled ? "true" : "false"),
-            std::string(x.max_rounds_reached ? "true" : "false"), fmt::format("{}", x.rounds), opt(x.time_to_balanced_ms),
-            opt(x.time_to_converged_ms), opt(x.restoring_task_ms), fmt::format("{}", x.under_replicated_task_ms),
-            fmt::format("{}", x.replayed_offsets), fmt::format("{}", x.peak_restoring_copies),
-            fmt::format("{}", x.active_moves), fmt::format("{}", x.warmups)})
+            std::string(x.max_rounds_reached ? "true" : "false"), fmt::format("{}", x.rounds),
+            opt(x.time_to_balanced_ms), opt(x.time_to_converged_ms), opt(x.restoring_task_ms),
+            fmt::format("{}", x.under_replicated_task_ms), fmt::format("{}", x.replayed_offsets),
+            fmt::format("{}", x.peak_restoring_copies), fmt::format("{}", x.active_moves),
+            fmt::format("{}", x.warmups)})
         f.push_back(v);
     } else {
       f.resize(f.size() + 12);
@@ -159,10 +161,10 @@ std::string sweep_csv(const Sweep& s) {
 std::string sweep_html(const Sweep& s) {
   HtmlReport page;
   page.title = "Sweep";
-  page.summary.push_back(fmt::format("{} combination{} x {} scenario{} ({})", s.combinations.size(),
-                                     s.combinations.size() == 1 ? "" : "s", s.scenarios.size(),
-                                     s.scenarios.size() == 1 ? "" : "s",
-                                     s.keys.empty() ? std::string("no --vary") : fmt::format("varied: {}", fmt::join(s.keys, ", "))));
+  page.summary.push_back(
+      fmt::format("{} combination{} x {} scenario{} ({})", s.combinations.size(), s.combinations.size() == 1 ? "" : "s",
+                  s.scenarios.size(), s.scenarios.size() == 1 ? "" : "s",
+                  s.keys.empty() ? std::string("no --vary") : fmt::format("varied: {}", fmt::join(s.keys, ", "))));
   for (const auto& line : sweep_recommendation(s)) page.sections.push_back(Paragraph{line});
   page.sections.push_back(Paragraph{
       "A combination is recommended when no other converges sooner, with less restoring and less under-replicated "
@@ -210,7 +212,8 @@ std::string sweep_html(const Sweep& s) {
         std::vector<std::string> xs;
         for (const auto& c : s.combinations)
           if (std::find(xs.begin(), xs.end(), c[*x_axis]) == xs.end()) xs.push_back(c[*x_axis]);
-        std::sort(xs.begin(), xs.end(), [](const std::string& a, const std::string& b) { return std::stod(a) < std::stod(b); });
+        std::sort(xs.begin(), xs.end(),
+                  [](const std::string& a, const std::string& b) { return std::stod(a) < std::stod(b); });
         for (const auto& v : xs) chart.x.push_back(std::stod(v));
         // One line per combination of the other axes.
         std::vector<std::string> line_labels;
@@ -218,7 +221,8 @@ std::string sweep_html(const Sweep& s) {
           if (r.scenario != si) continue;
           std::string other;
           for (std::size_t k = 0; k < s.keys.size(); ++k)
-            if (k != *x_axis) other += fmt::format("{}{}={}", other.empty() ? "" : ", ", s.keys[k], s.combinations[r.combination][k]);
+            if (k != *x_axis)
+              other += fmt::format("{}{}={}", other.empty() ? "" : ", ", s.keys[k], s.combinations[r.combination][k]);
           if (other.empty()) other = f.name;
           auto it = std::find(line_labels.begin(), line_labels.end(), other);
           if (it == line_labels.end()) {
@@ -264,9 +268,9 @@ std::string sweep_html(const Sweep& s) {
     row.push_back(outcome(r));
     if (r.summary) {
       const auto& x = *r.summary;
-      for (const std::string& v : {fmt::format("{}", x.rounds), duration(x.time_to_converged_ms, "-"),
-                                   duration(x.restoring_task_ms, "n/a"), format_duration_ms(x.under_replicated_task_ms),
-                                   fmt::format("{}", x.active_moves)})
+      for (const std::string& v :
+           {fmt::format("{}", x.rounds), duration(x.time_to_converged_ms, "-"), duration(x.restoring_task_ms, "n/a"),
+            format_duration_ms(x.under_replicated_task_ms), fmt::format("{}", x.active_moves)})
         row.push_back(v);
     }
     while (row.size() < table.header.size()) row.emplace_back("-");

@@ -33,16 +33,11 @@ std::string metric_text(const ordered_json& v, const char* none) {
 // Two-line headers keep the table narrow: "restoring" over "actives".
 Column metric_column(const std::string& name) {
   static const std::vector<std::pair<std::string, std::pair<const char*, const char*>>> kShort = {
-      {"active_load_spread", {"active", "spread"}},
-      {"total_load_spread", {"total", "spread"}},
-      {"max_subtopology_skew", {"subtopo", "skew"}},
-      {"cross_rack_traffic", {"cross", "rack"}},
-      {"thread_load_spread", {"thread", "spread"}},
-      {"tag_spread_shortfall", {"tag", "shortfall"}},
-      {"weighted_load_spread", {"weighted", "spread"}},
-      {"stateful_load_spread", {"stateful", "spread"}},
-      {"copy_restore_offsets", {"copy restore", "offsets"}},
-      {"colocated_standbys", {"colocated", "standbys"}},
+      {"active_load_spread", {"active", "spread"}},          {"total_load_spread", {"total", "spread"}},
+      {"max_subtopology_skew", {"subtopo", "skew"}},         {"cross_rack_traffic", {"cross", "rack"}},
+      {"thread_load_spread", {"thread", "spread"}},          {"tag_spread_shortfall", {"tag", "shortfall"}},
+      {"weighted_load_spread", {"weighted", "spread"}},      {"stateful_load_spread", {"stateful", "spread"}},
+      {"copy_restore_offsets", {"copy restore", "offsets"}}, {"colocated_standbys", {"colocated", "standbys"}},
   };
   for (const auto& [metric, label] : kShort)
     if (metric == name) return {label.first, label.second, true};

@@ -15,9 +15,9 @@
 
 #include "assignor/errors.hpp"
 #include "assignor/host/plugins/isolation.hpp"
+#include "assignor/host/support/logging.hpp"
 #include "assignor/host/support/printable.hpp"
 #include "assignor/host/support/standard_output.hpp"
-#include "assignor/host/support/logging.hpp"
 #include "assignor/metrics.hpp"
 #include "assignor/threads.hpp"
 #include "assignor/validation.hpp"
@@ -59,8 +59,8 @@ StrategyParams params_for(const Config& config, const std::string& name) {
 
 // Runs one strategy; every failure of the plugin becomes a value, never an escaping exception
 // (except ConfigError for bad parameters and PluginError for a missing plugin).
-Attempt attempt(const PluginRegistry& registry, const Config& config, const Cluster& cluster,
-                const LagModel& lags, const std::string& name);
+Attempt attempt(const PluginRegistry& registry, const Config& config, const Cluster& cluster, const LagModel& lags,
+                const std::string& name);
 
 // Validates what a strategy returned (either way it ran): ok, or a failure listing the errors.
 // A strategy that declares high availability is held to it (check_high_availability).
@@ -71,8 +71,8 @@ Attempt validated(Attempt out, const Cluster& cluster, const AssignmentSettings&
   if ((plugin.capabilities & kCapabilityHighAvailability) != 0)
     for (auto& e : check_high_availability(cluster, lags, out.assignment)) out.errors.push_back(std::move(e));
   if (!out.errors.empty()) {
-    out.failure = fmt::format("strategy '{}' returned an invalid assignment ({} error{})", name,
-                              out.errors.size(), out.errors.size() == 1 ? "" : "s");
+    out.failure = fmt::format("strategy '{}' returned an invalid assignment ({} error{})", name, out.errors.size(),
+                              out.errors.size() == 1 ? "" : "s");
     return out;
   }
   out.assignment.normalize();
@@ -109,10 +109,10 @@ std::atomic<const std::string*> g_running_strategy{nullptr};
 extern "C" void strategy_ended_the_process() {
   const std::string* name = g_running_strategy.load();
   if (name == nullptr) return;
-  const std::string message =
-      fmt::format("assignor: error: strategy '{}' ended the process while assigning (it called exit()); no "
-                  "assignment was produced. Run it with 'isolation: process' to contain it.\n",
-                  printable(*name));
+  const std::string message = fmt::format(
+      "assignor: error: strategy '{}' ended the process while assigning (it called exit()); no "
+      "assignment was produced. Run it with 'isolation: process' to contain it.\n",
+      printable(*name));
   [[maybe_unused]] const auto written = ::write(STDERR_FILENO, message.data(), message.size());
   ::_exit(kExitStrategyFailed);
 }
@@ -151,8 +151,8 @@ bool runs_isolated(const PluginRegistry& registry, const Config& config, const s
   return true;
 }
 
-Attempt attempt(const PluginRegistry& registry, const Config& config, const Cluster& cluster,
-                const LagModel& lags, const std::string& name) {
+Attempt attempt(const PluginRegistry& registry, const Config& config, const Cluster& cluster, const LagModel& lags,
+                const std::string& name) {
   if (runs_isolated(registry, config, name)) return attempt_isolated(registry, config, cluster, lags, name);
   Attempt out;
   StrategyHandle strategy;
@@ -205,15 +205,14 @@ std::string describe(const Attempt& a) {
 
 }  // namespace
 
-RunOutcome run_assignment(const PluginRegistry& registry, const Config& config,
-                          const Cluster& cluster, const std::string& strategy) {
+RunOutcome run_assignment(const PluginRegistry& registry, const Config& config, const Cluster& cluster,
+                          const std::string& strategy) {
   RunOutcome outcome;
   outcome.requested_strategy = strategy;
 
   const auto lag_start = std::chrono::steady_clock::now();
   const LagModel lags(cluster, config.settings);
-  const double lag_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - lag_start).count();
+  const double lag_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - lag_start).count();
   for (const auto& w : lags.warnings()) outcome.warnings.push_back(w.message);
 
   // A name the config gave that no plugin carries: the message says where the config says it.
@@ -264,8 +263,7 @@ RunOutcome run_assignment(const PluginRegistry& registry, const Config& config,
   outcome.report.probing_after_ms = config.settings.probing_rebalance_interval_ms;
   outcome.report.assign_ms = result.ms + lag_ms;
   outcome.report.threads = distribute_over_threads(cluster, lags, result.assignment);
-  outcome.report.metrics =
-      compute_metrics(cluster, config.settings, lags, result.assignment, &*outcome.report.threads);
+  outcome.report.metrics = compute_metrics(cluster, config.settings, lags, result.assignment, &*outcome.report.threads);
   outcome.report.assignment = std::move(result.assignment);
   return outcome;
 }
@@ -282,14 +280,16 @@ void check_strategy_sections(const PluginRegistry& registry, const Config& confi
       try {
         (void)registry.require(name);
       } catch (const PluginError& e) {
-        throw PluginError(fmt::format("{}strategies.{}: {}", place_prefix(config, "strategies." + name), printable(name),
-                                      e.what()));
+        throw PluginError(
+            fmt::format("{}strategies.{}: {}", place_prefix(config, "strategies." + name), printable(name), e.what()));
       }
     }
-    std::string message = fmt::format("strategies.{}: no strategy named '{}' is loaded, so these parameters would "
-                                      "never be used",
-                                      printable(name), printable(name));
-    if (const std::string near = nearest(name, names); !near.empty()) message += fmt::format("; did you mean '{}'?", near);
+    std::string message = fmt::format(
+        "strategies.{}: no strategy named '{}' is loaded, so these parameters would "
+        "never be used",
+        printable(name), printable(name));
+    if (const std::string near = nearest(name, names); !near.empty())
+      message += fmt::format("; did you mean '{}'?", near);
     throw ConfigError(place_prefix(config, "strategies." + name) + message);
   }
 }

@@ -17,9 +17,9 @@ namespace assignor::host {
 std::string answer_request(const PluginRegistry& registry, const Config& config, const ServeOptions& options,
                            const std::string& kind, const std::string& payload, std::uint64_t number) {
   if (kind != "assign")
-    return process::error_frame(ErrorKind::input,
-                                fmt::format("request {}: unknown request '{}' (this worker answers 'assign')", number,
-                                            printable(kind)));
+    return process::error_frame(
+        ErrorKind::input,
+        fmt::format("request {}: unknown request '{}' (this worker answers 'assign')", number, printable(kind)));
   try {
     const Cluster cluster = parse_cluster(payload, fmt::format("request {}", number), config.input_limits);
     const std::string strategy = strategy_to_run(config, options.strategy);
@@ -27,12 +27,13 @@ std::string answer_request(const PluginRegistry& registry, const Config& config,
     return process::encode_frame({"ok"}, assignment_json(cluster, outcome.report));
   } catch (const std::exception& e) {
     const ErrorKind error = error_kind(e);
-    const std::string message = error == ErrorKind::out_of_memory
-                                    ? fmt::format("request {}: ran out of memory", number)
-                                    : std::string(e.what());
+    const std::string message = error == ErrorKind::out_of_memory ? fmt::format("request {}: ran out of memory", number)
+                                                                  : std::string(e.what());
     const std::string place = fmt::format("request {}", number);
-    if (message.starts_with(place)) log().warn("{}", printable(message, /*keep_newlines=*/true));
-    else log().warn("{}: {}", place, printable(message, /*keep_newlines=*/true));
+    if (message.starts_with(place))
+      log().warn("{}", printable(message, /*keep_newlines=*/true));
+    else
+      log().warn("{}: {}", place, printable(message, /*keep_newlines=*/true));
     return process::error_frame(error, message);
   }
 }

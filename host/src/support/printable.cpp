@@ -27,8 +27,8 @@ std::size_t invisible_control_at(std::string_view text, std::size_t i, std::uint
   }
   if (b(0) == 0xE2 && (b(1) == 0x80 || b(1) == 0x81) && b(2) >= 0x80 && b(2) <= 0xBF) {
     code = 0x2000u | ((b(1) & 0x3Fu) << 6) | (b(2) & 0x3Fu);
-    const bool bidi = code == 0x200E || code == 0x200F || (code >= 0x202A && code <= 0x202E) ||
-                      (code >= 0x2066 && code <= 0x2069);
+    const bool bidi =
+        code == 0x200E || code == 0x200F || (code >= 0x202A && code <= 0x202E) || (code >= 0x2066 && code <= 0x2069);
     if (bidi || code == 0x2028 || code == 0x2029) return 3;
   }
   return 0;

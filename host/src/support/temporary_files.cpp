@@ -150,8 +150,10 @@ void TemporaryPath::release() noexcept {
 void TemporaryPath::remove_now() noexcept {
   if (path_.empty()) return;
   std::error_code ec;
-  if (kind_ == Kind::directory) std::filesystem::remove_all(path_, ec);
-  else std::filesystem::remove(path_, ec);
+  if (kind_ == Kind::directory)
+    std::filesystem::remove_all(path_, ec);
+  else
+    std::filesystem::remove(path_, ec);
   release();
 }
 

@@ -241,7 +241,8 @@ Comparison compare_strategies(const PluginRegistry& registry, const Config& conf
     return j.dump();
   };
   const std::vector<std::string> results = process::run_jobs(
-      total, process::worker_count(options.jobs), [&](std::size_t index) {
+      total, process::worker_count(options.jobs),
+      [&](std::size_t index) {
         if (options.on_progress && options.jobs == 1)
           options.on_progress(scenarios[index / n_strategies].name, out.strategies[index % n_strategies], index, total);
         return job(index);

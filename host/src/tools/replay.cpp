@@ -15,16 +15,14 @@ namespace assignor::host {
 
 namespace fs = std::filesystem;
 
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 bool is_kafka_named_for(const std::string& strategy, const std::string& kafka_assignor) {
   return kafka_assignor == "HighAvailabilityTaskAssignor" && strategy == "high_availability";
 }
 
-Replay replay_rebalances(const PluginRegistry& registry, const fs::path& dir, const std::vector<ImportedRebalance>& index,
-                         const ReplayOptions& options) {
+Replay replay_rebalances(const PluginRegistry& registry, const fs::path& dir,
+                         const std::vector<ImportedRebalance>& index, const ReplayOptions& options) {
   Replay out;
   if (options.strategies.empty())
     for (const auto& p : registry.plugins()) out.strategies.push_back(p.name);

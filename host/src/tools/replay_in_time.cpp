@@ -5,10 +5,10 @@
 #include <algorithm>
 
 #include "assignor/errors.hpp"
-#include "assignor/host/run/runner.hpp"
-#include "assignor/host/tools/replay.hpp"
 #include "assignor/host/process/parallel.hpp"
+#include "assignor/host/run/runner.hpp"
 #include "assignor/host/support/logging.hpp"
+#include "assignor/host/tools/replay.hpp"
 
 namespace assignor::host {
 
@@ -51,13 +51,15 @@ std::vector<SimulationEvent> simulation_events(const RealTimeline& t) {
       continue;
     out.push_back(std::move(s));
   }
-  std::stable_sort(out.begin(), out.end(), [](const SimulationEvent& a, const SimulationEvent& b) { return *a.at_ms < *b.at_ms; });
+  std::stable_sort(out.begin(), out.end(),
+                   [](const SimulationEvent& a, const SimulationEvent& b) { return *a.at_ms < *b.at_ms; });
   return out;
 }
 
 nlohmann::json step_to_json(const InTimeStep& s) {
-  return {{"at_ms", s.at_ms},         {"cause", s.cause},     {"probing", s.probing}, {"revoked", s.revoked},
-          {"clients", s.clients},     {"active_moves", s.active_moves}, {"warmups", s.warmups}, {"events", s.events}};
+  return {{"at_ms", s.at_ms},     {"cause", s.cause},     {"probing", s.probing},
+          {"revoked", s.revoked}, {"clients", s.clients}, {"active_moves", s.active_moves},
+          {"warmups", s.warmups}, {"events", s.events}};
 }
 
 InTimeStep step_from_json(const nlohmann::json& j) {
@@ -82,8 +84,8 @@ std::string kafka_named_strategy(const std::string& kafka_assignor) {
   return "high_availability";
 }
 
-InTimeReplay replay_in_time(const PluginRegistry& registry, const fs::path& dir, const std::vector<ImportedRebalance>& index,
-                            const InTimeOptions& options) {
+InTimeReplay replay_in_time(const PluginRegistry& registry, const fs::path& dir,
+                            const std::vector<ImportedRebalance>& index, const InTimeOptions& options) {
   InTimeReplay out;
   const std::string calibration = kafka_named_strategy(out.kafka_assignor);
   std::vector<std::string> strategies{calibration};
@@ -111,8 +113,8 @@ InTimeReplay replay_in_time(const PluginRegistry& registry, const fs::path& dir,
   config.fallback.reset();  // a failure is the strategy's, never hidden by another's answer
   SimulationOptions base = simulation_options(config);
   base.protocol = Protocol::kafka;
-  base.max_rounds = options.max_rounds.value_or(static_cast<std::uint32_t>(
-      std::clamp<std::size_t>(10 * t.rebalances.size(), 1000, 1000000)));
+  base.max_rounds = options.max_rounds.value_or(
+      static_cast<std::uint32_t>(std::clamp<std::size_t>(10 * t.rebalances.size(), 1000, 1000000)));
   base.rebalance_ms = t.settings.rebalance_ms;
   base.catch_up.reset();
   base.restore_rate.reset();
@@ -140,8 +142,9 @@ InTimeReplay replay_in_time(const PluginRegistry& registry, const fs::path& dir,
       };
     nlohmann::json path = nlohmann::json::array();
     run.on_round = [&](const SimulationRound& r) {
-      InTimeStep s{r.at_ms - base.rebalance_ms, r.cause, r.probing_rebalance, r.revoked, r.clients,
-                   r.metrics.active_moves, r.metrics.warmups, r.events};
+      InTimeStep s{
+          r.at_ms - base.rebalance_ms, r.cause, r.probing_rebalance, r.revoked, r.clients, r.metrics.active_moves,
+          r.metrics.warmups,           r.events};
       path.push_back(step_to_json(s));
     };
     const QuietLog quiet;  // stalls and round limits are in the summaries
@@ -156,9 +159,8 @@ InTimeReplay replay_in_time(const PluginRegistry& registry, const fs::path& dir,
     j["decisions_compared"] = compared;
     return j.dump();
   };
-  const std::vector<std::string> results = process::run_jobs(
-      strategies.size(), process::worker_count(options.jobs), job,
-      [&](std::size_t done) {
+  const std::vector<std::string> results =
+      process::run_jobs(strategies.size(), process::worker_count(options.jobs), job, [&](std::size_t done) {
         if (options.progress) options.progress(done, strategies.size());
       });
   for (std::size_t i = 0; i < strategies.size(); ++i) {

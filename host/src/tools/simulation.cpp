@@ -62,19 +62,21 @@ SimulationResult simulate(const PluginRegistry& registry, const Config& config, 
   if (options.rebalance_ms < 0 || options.rebalance_ms > kMaxRebalanceMs)
     throw InputError(fmt::format("--rebalance-ms must be in [0, {}], got {}", kMaxRebalanceMs, options.rebalance_ms));
   if (options.session_timeout_ms < 1 || options.session_timeout_ms > kMaxRebalanceMs)
-    throw InputError(fmt::format("--session-timeout-ms must be in [1, {}], got {}", kMaxRebalanceMs,
-                                 options.session_timeout_ms));
+    throw InputError(
+        fmt::format("--session-timeout-ms must be in [1, {}], got {}", kMaxRebalanceMs, options.session_timeout_ms));
   if (!options.client_restore_rates.empty() && !options.restore_rate)
     throw InputError("per-client restore rates need a restore rate for the other clients (--restore-rate)");
   for (const auto& [client, rate] : options.client_restore_rates)
-    if (rate < 1) throw InputError(fmt::format("client '{}': restore rate must be >= 1 offset per second, got {}", client, rate));
+    if (rate < 1)
+      throw InputError(fmt::format("client '{}': restore rate must be >= 1 offset per second, got {}", client, rate));
   const bool kafka = options.protocol == Protocol::kafka;
   if (!kafka)
     for (const auto& e : options.events)
       if (!e.leaves_group)
-        throw InputError(fmt::format("{}: client '{}' stops without leaving the group: that is Kafka's protocol (the "
-                                     "session timeout); simulate with --protocol kafka",
-                                     e.where, e.client));
+        throw InputError(
+            fmt::format("{}: client '{}' stops without leaving the group: that is Kafka's protocol (the "
+                        "session timeout); simulate with --protocol kafka",
+                        e.where, e.client));
   const std::string strategy = strategy_to_run(config, options.strategy);
   (void)registry.require(strategy);
 
@@ -90,7 +92,7 @@ SimulationResult simulate(const PluginRegistry& registry, const Config& config, 
   SimulationResult result;
   SimulationSummary& summary = result.summary;
   summary.strategy = strategy;
-  std::size_t next = 0;  // the next step
+  std::size_t next = 0;                // the next step
   std::optional<Assignment> previous;  // the previous round's assignment, when the group did not change since
   std::vector<std::int64_t> end_before;
   std::map<std::string, Client> away;  // clients down for a restart
@@ -255,17 +257,19 @@ SimulationResult simulate(const PluginRegistry& registry, const Config& config, 
     // The group acts on the assignment, data arrives, then the events due.
     end_before.resize(state.task_count());
     for (TaskIndex t = 0; t < state.task_count(); ++t) end_before[t] = state.tasks[t].end_offset_sum;
-    const CatchUp cu{options.catch_up,          options.restore_rate, gap_ms, config.settings.acceptable_recovery_lag,
-                     client_rate,               client_gap,
-                     next_cause == "follow-up"};
-    const AssignmentCost cost = apply_assignment(state, *applied, report.threads, cu, config.settings.num_standby_replicas);
+    const CatchUp cu{
+        options.catch_up, options.restore_rate,     gap_ms, config.settings.acceptable_recovery_lag, client_rate,
+        client_gap,       next_cause == "follow-up"};
+    const AssignmentCost cost =
+        apply_assignment(state, *applied, report.threads, cu, config.settings.num_standby_replicas);
     if (!revoked.empty()) hold_revoked_as_copies(state, revoked);
     round.replayed_offsets = cost.replayed_offsets;
     round.restoring_copies = cost.restoring_copies;
     if (options.restore_rate) round.slowest_restore_ms = cost.slowest_restore_ms;
     add_new_data(state, options.new_data);
     bool group_changed = false;
-    while (next < steps.size() && (timed ? next_start && steps[next].at_ms <= boundary : steps[next].event.round == k)) {
+    while (next < steps.size() &&
+           (timed ? next_start && steps[next].at_ms <= boundary : steps[next].event.round == k)) {
       group_changed = group_changed || steps[next].phase != Step::Phase::stops;
       round.events.push_back(apply_step(state, steps[next], end_before, away, incarnations, kafka));
       ++next;
@@ -291,7 +295,8 @@ SimulationResult simulate(const PluginRegistry& registry, const Config& config, 
       summary.converged = settled && is_balanced_once_restored(round.metrics) && (!behind || copies_catch_up);
       summary.stalled = settled && !summary.converged;
       if (summary.converged) {
-        summary.time_to_converged_ms = saturating_add(round.at_ms, behind && options.restore_rate ? cost.slowest_restore_ms : 0);
+        summary.time_to_converged_ms =
+            saturating_add(round.at_ms, behind && options.restore_rate ? cost.slowest_restore_ms : 0);
         // Balanced once its restoring actives are done, which needs no rebalance either.
         if (!summary.first_balanced_round) {
           summary.first_balanced_round = k;
@@ -303,8 +308,8 @@ SimulationResult simulate(const PluginRegistry& registry, const Config& config, 
       summary.converged = settled && is_converged(round.metrics, round.probing_rebalance);
       // Stalled: the same answer again, and the next round would see the same state: no copy was
       // behind at the start (or none moved on), so nothing that could change the answer changes.
-      summary.stalled = settled && !summary.converged && unchanged &&
-                        (cost.restoring_copies == 0 || cost.replayed_offsets == 0);
+      summary.stalled =
+          settled && !summary.converged && unchanged && (cost.restoring_copies == 0 || cost.replayed_offsets == 0);
       if (summary.converged) summary.time_to_converged_ms = round.at_ms;
     }
     const bool last = summary.converged || summary.stalled || k == options.max_rounds;
@@ -326,14 +331,18 @@ SimulationResult simulate(const PluginRegistry& registry, const Config& config, 
     if (options.on_round) options.on_round(result.rounds.back());
     if (last) {
       if (summary.stalled && kafka)
-        log().warn("simulation of '{}' stalled at round {}: nothing triggers another rebalance (no probing, no "
-                   "revocation, no event) and the group is not converged ({})",
-                   strategy, k, !is_balanced_once_restored(round.metrics) ? "not balanced" : "copies that never catch up");
+        log().warn(
+            "simulation of '{}' stalled at round {}: nothing triggers another rebalance (no probing, no "
+            "revocation, no event) and the group is not converged ({})",
+            strategy, k, !is_balanced_once_restored(round.metrics) ? "not balanced" : "copies that never catch up");
       else if (summary.stalled)
-        log().warn("simulation of '{}' stalled at round {}: the same assignment again, not converged ({}), with "
-                   "no copy catching up",
-                   strategy, k,
-                   !round.balanced ? "not balanced" : round.metrics.stale_standbys > 0 ? "stale standbys" : "probing");
+        log().warn(
+            "simulation of '{}' stalled at round {}: the same assignment again, not converged ({}), with "
+            "no copy catching up",
+            strategy, k,
+            !round.balanced                    ? "not balanced"
+            : round.metrics.stale_standbys > 0 ? "stale standbys"
+                                               : "probing");
       else if (summary.max_rounds_reached)
         log().warn("simulation of '{}' stopped at --max-rounds {} without converging", strategy, options.max_rounds);
       break;

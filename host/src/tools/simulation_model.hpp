@@ -61,7 +61,7 @@ struct AssignmentCost {
   std::int64_t under_replicated_in_full = 0;
   std::uint64_t replayed_offsets = 0;
   std::uint64_t restoring_copies = 0;
-  std::int64_t slowest_restore_ms = 0;  // with a rate: until the copy furthest behind is caught up
+  std::int64_t slowest_restore_ms = 0;         // with a rate: until the copy furthest behind is caught up
   std::int64_t slowest_active_restore_ms = 0;  // with a rate: until every active has restored
 };
 

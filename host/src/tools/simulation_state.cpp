@@ -49,9 +49,7 @@ struct ByClient {
       for (const auto& p : *list) tasks[next[p.client]++] = p.task;
     for (std::size_t c = 0; c < clients; ++c) std::sort(tasks.begin() + begin[c], tasks.begin() + begin[c + 1]);
   }
-  std::span<const TaskIndex> of(ClientIndex c) const {
-    return {tasks.data() + begin[c], tasks.data() + begin[c + 1]};
-  }
+  std::span<const TaskIndex> of(ClientIndex c) const { return {tasks.data() + begin[c], tasks.data() + begin[c + 1]}; }
 };
 
 // When a copy that starts `lag` behind is caught up (lag <= acceptable), in ms from the start of

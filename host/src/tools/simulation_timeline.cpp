@@ -67,8 +67,8 @@ void check_events(const Cluster& cluster, const std::vector<Step>& ordered) {
       throw InputError(where + " is down (restarting or stopped) then: an event for it must come after it is back");
     if (s.phase == Step::Phase::stops) {
       if (!present)
-        throw InputError(fmt::format("{} stops but is not in the group (members then: {})", where,
-                                     some_members(members)));
+        throw InputError(
+            fmt::format("{} stops but is not in the group (members then: {})", where, some_members(members)));
       down.insert(e.client);
       continue;
     }
@@ -79,8 +79,8 @@ void check_events(const Cluster& cluster, const std::vector<Step>& ordered) {
         break;
       case EventKind::leave:
         if (!present)
-          throw InputError(fmt::format("{} leaves but is not in the group (members then: {})", where,
-                                       some_members(members)));
+          throw InputError(
+              fmt::format("{} leaves but is not in the group (members then: {})", where, some_members(members)));
         if (members.size() == 1) throw InputError(where + " is the last client: the group cannot become empty");
         members.erase(e.client);
         down.erase(e.client);
@@ -92,8 +92,8 @@ void check_events(const Cluster& cluster, const std::vector<Step>& ordered) {
           break;
         }
         if (!present)
-          throw InputError(fmt::format("{} restarts but is not in the group (members then: {})", where,
-                                       some_members(members)));
+          throw InputError(
+              fmt::format("{} restarts but is not in the group (members then: {})", where, some_members(members)));
         if (s.phase == Step::Phase::down) {
           if (members.size() == 1) throw InputError(where + " is the last client: the group cannot become empty");
           members.erase(e.client);
@@ -143,7 +143,8 @@ std::string apply_step(Cluster& state, const Step& step, const std::vector<std::
   }
   switch (e.kind) {
     case EventKind::join: {
-      if (present) throw InputError(fmt::format("{}: client '{}' joins but is already in the group", e.where, e.client));
+      if (present)
+        throw InputError(fmt::format("{}: client '{}' joins but is already in the group", e.where, e.client));
       Client client;
       client.id = e.client;
       client.threads = e.threads;

@@ -7,13 +7,13 @@
 #include <charconv>
 #include <set>
 
+#include "assignor/errors.hpp"
 #include "assignor/host/formats/text_file.hpp"
 #include "assignor/host/formats/yaml_json_reader.hpp"
-#include "assignor/errors.hpp"
+#include "assignor/host/process/parallel.hpp"
 #include "assignor/host/run/runner.hpp"
 #include "assignor/host/support/logging.hpp"
 #include "assignor/host/support/printable.hpp"
-#include "assignor/host/process/parallel.hpp"
 
 namespace assignor::host {
 
@@ -53,13 +53,18 @@ void with_scenario_settings(Config& config, const AssignmentSettings& own, const
   const AssignmentSettings varied = config.settings;
   config.settings = own;
   for (const auto& key : keys) {
-    if (key == "assignment.acceptable_recovery_lag") config.settings.acceptable_recovery_lag = varied.acceptable_recovery_lag;
-    else if (key == "assignment.max_warmup_replicas") config.settings.max_warmup_replicas = varied.max_warmup_replicas;
-    else if (key == "assignment.num_standby_replicas") config.settings.num_standby_replicas = varied.num_standby_replicas;
+    if (key == "assignment.acceptable_recovery_lag")
+      config.settings.acceptable_recovery_lag = varied.acceptable_recovery_lag;
+    else if (key == "assignment.max_warmup_replicas")
+      config.settings.max_warmup_replicas = varied.max_warmup_replicas;
+    else if (key == "assignment.num_standby_replicas")
+      config.settings.num_standby_replicas = varied.num_standby_replicas;
     else if (key == "assignment.probing_rebalance_interval_ms")
       config.settings.probing_rebalance_interval_ms = varied.probing_rebalance_interval_ms;
-    else if (key.rfind("assignment.rack_aware", 0) == 0) config.settings.rack_aware = varied.rack_aware;
-    else if (key == "assignment") config.settings = varied;
+    else if (key.rfind("assignment.rack_aware", 0) == 0)
+      config.settings.rack_aware = varied.rack_aware;
+    else if (key == "assignment")
+      config.settings = varied;
   }
 }
 
@@ -71,7 +76,8 @@ std::string label(const std::vector<std::string>& keys, const std::vector<std::s
 
 }  // namespace
 
-Config sweep_config(const SweepSpec& spec, const std::vector<std::string>& keys, const std::vector<std::string>& values) {
+Config sweep_config(const SweepSpec& spec, const std::vector<std::string>& keys,
+                    const std::vector<std::string>& values) {
   const std::string text = base_text(spec);
   const std::string what = label(keys, values);
   YAML::Node root;
@@ -89,9 +95,10 @@ Config sweep_config(const SweepSpec& spec, const std::vector<std::string>& keys,
       start = dot + 1;
     }
     if (std::any_of(path.begin(), path.end(), [](const std::string& p) { return p.empty(); }))
-      throw InputError(fmt::format("--vary {}: not a dotted path from the config's root (e.g. "
-                                   "assignment.max_warmup_replicas)",
-                                   printable(keys[i])));
+      throw InputError(
+          fmt::format("--vary {}: not a dotted path from the config's root (e.g. "
+                      "assignment.max_warmup_replicas)",
+                      printable(keys[i])));
     // Walk down, creating maps; the last part gets the value (a YAML scalar, read as the config reads it).
     std::vector<YAML::Node> chain{root};
     for (std::size_t k = 0; k + 1 < path.size(); ++k) {
@@ -207,8 +214,8 @@ Sweep run_sweep(const PluginRegistry& registry, const SweepSpec& spec, const Swe
 
 nlohmann::ordered_json sweep_json(const Sweep& s) {
   nlohmann::ordered_json out;
-  out["sweep"] = {{"fingerprint", s.fingerprint}, {"keys", s.keys}, {"combinations", s.combinations},
-                  {"scenarios", s.scenarios}};
+  out["sweep"] = {
+      {"fingerprint", s.fingerprint}, {"keys", s.keys}, {"combinations", s.combinations}, {"scenarios", s.scenarios}};
   if (s.shard) out["shard"] = fmt::format("{}/{}", s.shard->index, s.shard->count);
   nlohmann::ordered_json runs = nlohmann::ordered_json::array();
   for (const auto& r : s.runs) {
@@ -282,8 +289,8 @@ void check_summary(const detail::FieldReader& r, const detail::Node& node, const
 }  // namespace
 
 Sweep read_sweep_json(std::string_view text, const std::string& source) {
-  using detail::Fields;
   using detail::FieldReader;
+  using detail::Fields;
   using detail::Node;
   const auto doc = detail::load_document(text, source, "a sweep's JSON (sweep --shard K/N --format json)");
   const FieldReader r(source);
@@ -297,8 +304,7 @@ Sweep read_sweep_json(std::string_view text, const std::string& source) {
   Sweep s;
   const Node& fingerprint = head.require(0, "sweep");
   s.fingerprint = r.string(fingerprint, "sweep.fingerprint");
-  if (s.fingerprint.size() != 16 ||
-      s.fingerprint.find_first_not_of("0123456789abcdef") != std::string::npos)
+  if (s.fingerprint.size() != 16 || s.fingerprint.find_first_not_of("0123456789abcdef") != std::string::npos)
     r.fail_at(fingerprint, "sweep.fingerprint", "expected 16 hexadecimal digits (what sweep writes)");
   const Node& keys = head.require(1, "sweep");
   r.expect_list(keys, "sweep.keys");
@@ -337,7 +343,7 @@ Sweep read_sweep_json(std::string_view text, const std::string& source) {
   const nlohmann::json json = nlohmann::json::parse(text.begin(), text.end(), nullptr, false);
   if (json.is_discarded() || !json.contains("runs"))
     throw InputError(fmt::format("{}: not a sweep's JSON", source));  // the document read it: not reached
-  const std::uint32_t max_rounds = 1'000'000;  // sweep --max-rounds' range
+  const std::uint32_t max_rounds = 1'000'000;                         // sweep --max-rounds' range
   for (std::size_t i = 0; i < runs.size(); ++i) {
     const std::string place = fmt::format("runs[{}]", i);
     const Fields f(r, runs[i], place, run_keys);
@@ -352,8 +358,8 @@ Sweep read_sweep_json(std::string_view text, const std::string& source) {
       r.fail_at(f.value(0), place + ".scenario", fmt::format("'{}' is not one of the sweep's scenarios", scenario));
     run.scenario = static_cast<std::size_t>(at - s.scenarios.begin());
     for (std::size_t k = 0; k < s.keys.size(); ++k) {
-      const std::size_t field = static_cast<std::size_t>(std::find(run_keys.begin(), run_keys.end(), s.keys[k]) -
-                                                         run_keys.begin());
+      const std::size_t field =
+          static_cast<std::size_t>(std::find(run_keys.begin(), run_keys.end(), s.keys[k]) - run_keys.begin());
       const std::string key_place = detail::join_place(place, s.keys[k]);
       const std::string value = r.string(f.require(field, place), key_place, true);
       if (value != s.combinations[run.combination][k])
@@ -392,24 +398,25 @@ Sweep merge_sweeps(const std::vector<Sweep>& parts, const std::optional<Sweep>& 
   for (std::size_t k = 0; k < parts.size(); ++k) {
     const Sweep& p = parts[k];
     if (p.fingerprint != out.fingerprint)
-      throw InputError(fmt::format("--merge: shards of two different sweeps (fingerprints {} and {}){}",
-                                   out.fingerprint, p.fingerprint,
-                                   expected ? ": the sweep given by --config, the scenarios and --vary is the first"
-                                            : ""));
+      throw InputError(fmt::format(
+          "--merge: shards of two different sweeps (fingerprints {} and {}){}", out.fingerprint, p.fingerprint,
+          expected ? ": the sweep given by --config, the scenarios and --vary is the first" : ""));
     if (p.keys != out.keys || p.combinations != out.combinations || p.scenarios != out.scenarios)
-      throw InputError(fmt::format("--merge: shard {} has the sweep's fingerprint {} but other keys, combinations or "
-                                   "scenarios: it was edited",
-                                   k + 1, p.fingerprint));
+      throw InputError(
+          fmt::format("--merge: shard {} has the sweep's fingerprint {} but other keys, combinations or "
+                      "scenarios: it was edited",
+                      k + 1, p.fingerprint));
     if (p.shard) {
       if (count && *count != p.shard->count)
-        throw InputError(fmt::format("--merge: shards of {} and of {} slices: one sweep has one N", *count,
-                                     p.shard->count));
+        throw InputError(
+            fmt::format("--merge: shards of {} and of {} slices: one sweep has one N", *count, p.shard->count));
       count = p.shard->count;
     }
     for (const auto& r : p.runs) {
       const std::size_t i = r.combination * out.scenarios.size() + r.scenario;
-      if (slots[i]) throw InputError(fmt::format("--merge: the run of {} on {} is in two shards", label(out.keys, out.combinations[r.combination]),
-                                                 out.scenarios[r.scenario]));
+      if (slots[i])
+        throw InputError(fmt::format("--merge: the run of {} on {} is in two shards",
+                                     label(out.keys, out.combinations[r.combination]), out.scenarios[r.scenario]));
       slots[i] = r;
     }
   }

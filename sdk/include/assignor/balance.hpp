@@ -22,8 +22,7 @@ class LoadQueue {
  public:
   LoadQueue(std::vector<std::uint32_t> threads, std::vector<std::uint32_t> counts);
   // tie_keys has one entry per client (std::invalid_argument otherwise).
-  LoadQueue(std::vector<std::uint32_t> threads, std::vector<std::uint32_t> counts,
-            std::vector<std::uint64_t> tie_keys);
+  LoadQueue(std::vector<std::uint32_t> threads, std::vector<std::uint32_t> counts, std::vector<std::uint64_t> tie_keys);
 
   bool empty() const noexcept { return order_.empty(); }
   ClientIndex least() const noexcept { return *order_.begin(); }

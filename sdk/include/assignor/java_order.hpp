@@ -87,7 +87,7 @@ class JavaHashOrder {
  private:
   struct Entry {
     std::uint32_t key;
-    std::uint32_t spread;  // h ^ (h >>> 16)
+    std::uint32_t spread;   // h ^ (h >>> 16)
     std::int64_t sequence;  // position inside its bin: appends count up, prepends count down
     bool live;
   };

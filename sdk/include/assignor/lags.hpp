@@ -83,10 +83,10 @@ class RankedCandidates {
     std::size_t caught_ = 0;                  // ranked_[running_, caught_): caught up, by index
     bool implicit_caught_up_ = false;         // the other clients (lag = end-offset sum) are caught up
     ClientIndex clients_ = 0;
-    std::size_t limit_ = 0;                   // how many clients the range yields
-    std::size_t emitted_ = 0;                 // how many were yielded before current_
-    std::size_t pos_ = 0;                     // next stored entry
-    ClientIndex implicit_ = 0;                // next client to consider for the implicit ones
+    std::size_t limit_ = 0;     // how many clients the range yields
+    std::size_t emitted_ = 0;   // how many were yielded before current_
+    std::size_t pos_ = 0;       // next stored entry
+    ClientIndex implicit_ = 0;  // next client to consider for the implicit ones
     ClientIndex current_ = kNoClient;
   };
 

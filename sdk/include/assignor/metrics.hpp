@@ -20,16 +20,16 @@ struct Metrics {
   std::uint64_t cold_actives = 0;       // stateful actives on a client that is not caught up
   std::uint64_t warmups = 0;
   std::uint64_t standbys = 0;
-  std::uint64_t standby_shortfall = 0;  // standbys wanted (num_standby_replicas per logged task) but absent
-  double active_load_spread = 0;        // max - min of active tasks per thread
-  double total_load_spread = 0;         // same for active + standby + warmup
-  double weighted_load_spread = 0;      // max - min of the weight of active tasks per thread (weighted.hpp)
+  std::uint64_t standby_shortfall = 0;     // standbys wanted (num_standby_replicas per logged task) but absent
+  double active_load_spread = 0;           // max - min of active tasks per thread
+  double total_load_spread = 0;            // same for active + standby + warmup
+  double weighted_load_spread = 0;         // max - min of the weight of active tasks per thread (weighted.hpp)
   std::uint64_t max_subtopology_skew = 0;  // max over sub-topologies of (max - min actives on a client)
   // Which sub-topologies are skewed: (sub-topology id, its max - min) for each whose skew is 2 or
   // more (the ones not spread within one task), by id.
   std::vector<std::pair<std::int32_t, std::uint64_t>> subtopology_skews;
   std::optional<std::uint64_t> cross_rack_traffic;  // only when racks are given
-  std::uint64_t restore_offsets = 0;    // offsets to restore before the cold actives can process
+  std::uint64_t restore_offsets = 0;                // offsets to restore before the cold actives can process
   std::optional<std::uint64_t> thread_load_spread;  // max over clients of (max - min tasks per thread)
   // Only when rack_aware.tags is set: distinct tag values that tasks' copies (active + standbys)
   // lack, summed over tasks and keys (tag_standbys.hpp, tag_spread_shortfall); 0 = spread as far as
@@ -53,8 +53,7 @@ struct Metrics {
 
 // `assignment` must be valid (see validate()). thread_load_spread is filled when `threads` (the
 // SDK's distribute_over_threads() of this assignment) is given.
-Metrics compute_metrics(const Cluster& cluster, const AssignmentSettings& settings,
-                        const LagModel& lags, const Assignment& assignment,
-                        const ThreadDistribution* threads = nullptr);
+Metrics compute_metrics(const Cluster& cluster, const AssignmentSettings& settings, const LagModel& lags,
+                        const Assignment& assignment, const ThreadDistribution* threads = nullptr);
 
 }  // namespace assignor

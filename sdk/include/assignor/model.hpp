@@ -98,16 +98,16 @@ struct Client {
   std::uint32_t threads = 1;
   RackIndex rack = kNoRack;
   std::map<std::string, std::string> tags;
-  std::vector<TaskIndex> previous_active;   // sorted
-  std::vector<TaskIndex> previous_standby;  // sorted
-  std::vector<OffsetSum> offset_sums;       // sorted by task, one entry per task
+  std::vector<TaskIndex> previous_active;      // sorted
+  std::vector<TaskIndex> previous_standby;     // sorted
+  std::vector<OffsetSum> offset_sums;          // sorted by task, one entry per task
   std::vector<ThreadHistory> threads_history;  // optional per-thread previous ownership
 };
 
 struct Cluster {
   bool end_offsets_known = true;
-  std::vector<Task> tasks;      // sorted by id
-  std::vector<Client> clients;  // sorted by id
+  std::vector<Task> tasks;         // sorted by id
+  std::vector<Client> clients;     // sorted by id
   std::vector<std::string> racks;  // rack names, indexed by RackIndex
 
   std::size_t task_count() const noexcept { return tasks.size(); }

@@ -56,7 +56,7 @@ inline constexpr std::uint32_t kPluginNameNoteType = 1;
 inline constexpr const char* kPluginNoteSection = ".note.assignor";
 
 // Capability flags a strategy declares.
-inline constexpr std::uint32_t kCapabilityHighAvailability = 1u << 0;  // never a restoring active
+inline constexpr std::uint32_t kCapabilityHighAvailability = 1u << 0;    // never a restoring active
 inline constexpr std::uint32_t kCapabilityHandlesUnknownLags = 1u << 1;  // run even when lags are unknown
 // Given num_standby_replicas as configured: the host caps it at clients - 1 for every other strategy
 // (a number in the config must not bound the work). For a strategy whose arithmetic counts what was
@@ -70,7 +70,7 @@ struct PluginDescriptor {
   const char* fingerprint;    // must equal the host's kBuildFingerprint
   const char* name;           // unique among loaded plugins; [a-z0-9_]+; the name note's too
   const char* version;
-  const char* description;    // one line
+  const char* description;  // one line
   std::uint32_t capabilities;
   // Makes a strategy configured by `params` (the config's strategies.<name> map). May throw
   // ConfigError for bad parameters; must not return null.
@@ -143,23 +143,25 @@ extern "C" ASSIGNOR_PLUGIN_EXPORT const assignor::PluginDescriptor* assignor_plu
 // literal), as this library's plugin: the entry point, the name note and this_plugin(). For a
 // descriptor ASSIGNOR_PLUGIN cannot write (the loader's own test plugins); a strategy uses
 // ASSIGNOR_PLUGIN.
-#define ASSIGNOR_PLUGIN_DESCRIPTOR(DESCRIPTOR, NAME)                                              \
-  namespace assignor_plugin_detail {                                                              \
-  ASSIGNOR_PLUGIN_NOTE_ATTRIBUTES alignas(4) constexpr auto name_note =                            \
-      ::assignor::plugin_detail::name_note(NAME);                                                  \
-  }                                                                                               \
-  extern "C" const ::assignor::PluginDescriptor* assignor_plugin_entry() { return &(DESCRIPTOR); } \
+#define ASSIGNOR_PLUGIN_DESCRIPTOR(DESCRIPTOR, NAME)                                                                \
+  namespace assignor_plugin_detail {                                                                                \
+  ASSIGNOR_PLUGIN_NOTE_ATTRIBUTES alignas(4) constexpr auto name_note = ::assignor::plugin_detail::name_note(NAME); \
+  }                                                                                                                 \
+  extern "C" const ::assignor::PluginDescriptor* assignor_plugin_entry() { return &(DESCRIPTOR); }                  \
   const ::assignor::PluginDescriptor& assignor::this_plugin() noexcept { return DESCRIPTOR; }
 
 // NAME must be a string literal (the name note is made from it at compile time).
-#define ASSIGNOR_PLUGIN(StrategyClass, NAME, VERSION, DESCRIPTION, CAPABILITIES)                   \
-  namespace assignor_plugin_detail {                                                              \
-  static ::assignor::Strategy* create(const ::assignor::StrategyParams& params) {                 \
-    return new StrategyClass(params);                                                             \
-  }                                                                                               \
-  static void destroy(::assignor::Strategy* strategy) noexcept { delete strategy; }               \
-  static const ::assignor::PluginDescriptor descriptor{                                           \
-      ::assignor::kPluginApiVersion, ::assignor::kBuildFingerprint, NAME, VERSION, DESCRIPTION,    \
-      CAPABILITIES, &create, &destroy};                                                           \
-  }                                                                                               \
+#define ASSIGNOR_PLUGIN(StrategyClass, NAME, VERSION, DESCRIPTION, CAPABILITIES)                                      \
+  namespace assignor_plugin_detail {                                                                                  \
+  static ::assignor::Strategy* create(const ::assignor::StrategyParams& params) { return new StrategyClass(params); } \
+  static void destroy(::assignor::Strategy* strategy) noexcept { delete strategy; }                                   \
+  static const ::assignor::PluginDescriptor descriptor{::assignor::kPluginApiVersion,                                 \
+                                                       ::assignor::kBuildFingerprint,                                 \
+                                                       NAME,                                                          \
+                                                       VERSION,                                                       \
+                                                       DESCRIPTION,                                                   \
+                                                       CAPABILITIES,                                                  \
+                                                       &create,                                                       \
+                                                       &destroy};                                                     \
+  }                                                                                                                   \
   ASSIGNOR_PLUGIN_DESCRIPTOR(assignor_plugin_detail::descriptor, NAME)

@@ -91,7 +91,7 @@ struct RackAwareResult {
   std::int64_t cost_after = 0;       // traffic + non-overlap cost of the result; never above cost_before
   std::uint64_t traffic_before = 0;  // cross-rack partitions of the set's placements
   std::uint64_t traffic_after = 0;
-  std::uint64_t flow_nodes = 0;      // size of the flow graph solved (0 when not applied)
+  std::uint64_t flow_nodes = 0;  // size of the flow graph solved (0 when not applied)
   std::uint64_t flow_arcs = 0;
 };
 
@@ -110,7 +110,7 @@ struct RackAwarePasses {
 // optimise the stateful actives and the standbys at the configured costs (or `defaults`, the
 // strategy's own), and the stateless actives at Kafka's fixed stateless costs (1, 0). Tag spread is
 // kept when `settings.rack_aware.tags` is set.
-RackAwarePasses apply_rack_awareness(const Cluster& cluster, const AssignmentSettings& settings,
-                                     const LagModel& lags, AssignmentDraft& draft, RackAwareCosts defaults);
+RackAwarePasses apply_rack_awareness(const Cluster& cluster, const AssignmentSettings& settings, const LagModel& lags,
+                                     AssignmentDraft& draft, RackAwareCosts defaults);
 
 }  // namespace assignor

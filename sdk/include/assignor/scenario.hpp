@@ -28,10 +28,10 @@
 
 #include <cstdint>
 #include <optional>
-#include <vector>
-#include <utility>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "assignor/model.hpp"
 
@@ -71,7 +71,7 @@ struct ScenarioSpec {
   std::uint32_t racks = 0;  // 0: no racks; else clients and partition replicas over R racks
   ScenarioKind kind = ScenarioKind::fresh;
   std::uint64_t seed = 1;
-  bool end_offsets_known = true;  // false: the file says end_offsets_known: false
+  bool end_offsets_known = true;                             // false: the file says end_offsets_known: false
   WeightDistribution weights = WeightDistribution::uniform;  // task weights (see the top of this file)
   // scale_out: how many of the clients are new; scale_in: how many have left. Unset: ~10% (at
   // least one). `--clients 16 --new-clients 4` is a scale-out from 12 to 16.
@@ -94,7 +94,6 @@ void validate(const ScenarioSpec& spec);
 
 // The cluster the spec describes, finalized. Throws InputError (see validate()).
 Cluster generate_cluster(const ScenarioSpec& spec);
-
 
 // SplitMix64 (Steele, Lea and Flood, 2014), the generator's only source of randomness. Public so
 // that tests and other generators can reproduce or extend the scenarios.
@@ -133,9 +132,7 @@ class SplitMix64 {
   }
 
   // Uniform in [lo, hi] for lo <= hi (and hi - lo < 2^64 - 1).
-  constexpr std::uint64_t between(std::uint64_t lo, std::uint64_t hi) noexcept {
-    return lo + below(hi - lo + 1);
-  }
+  constexpr std::uint64_t between(std::uint64_t lo, std::uint64_t hi) noexcept { return lo + below(hi - lo + 1); }
 
  private:
   std::uint64_t state_;

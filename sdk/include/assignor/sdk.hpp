@@ -16,12 +16,12 @@
 #include "assignor/lags.hpp"
 #include "assignor/layered_quotas.hpp"
 #include "assignor/log.hpp"
-#include "assignor/metrics.hpp"       // host-facing (with validation.hpp)
+#include "assignor/metrics.hpp"  // host-facing (with validation.hpp)
 #include "assignor/model.hpp"
 #include "assignor/plugin.hpp"
 #include "assignor/rack_aware.hpp"
 #include "assignor/refiner.hpp"
-#include "assignor/scenario.hpp"      // host-facing
+#include "assignor/scenario.hpp"  // host-facing
 #include "assignor/settings.hpp"
 #include "assignor/standby_spread.hpp"
 #include "assignor/sticky.hpp"
@@ -29,8 +29,8 @@
 #include "assignor/subtopology_counts.hpp"
 #include "assignor/tag_standbys.hpp"
 #include "assignor/task_id.hpp"
-#include "assignor/threads.hpp"       // host-facing
-#include "assignor/validation.hpp"    // host-facing
+#include "assignor/threads.hpp"     // host-facing
+#include "assignor/validation.hpp"  // host-facing
 #include "assignor/version.hpp"
 #include "assignor/warmups.hpp"
 #include "assignor/weighted.hpp"

@@ -65,7 +65,7 @@ enum class TagMatch : std::uint8_t {
 
 // The dimensions of the failure domains.
 struct DomainKeys {
-  bool rack = false;              // the client's rack
+  bool rack = false;                // the client's rack
   std::vector<std::string> tags{};  // client tag keys (rack_aware.tags, say)
   TagMatch tag_match = TagMatch::any_value;
 };

@@ -47,9 +47,9 @@ struct StickyOptions {
 };
 
 struct StickyActivesResult {
-  std::uint64_t kept_previous = 0;          // stayed with their previous active owner
-  std::uint64_t to_standby_holders = 0;     // went to a previous standby holder
-  std::uint64_t to_least_loaded = 0;        // went to the least-loaded client
+  std::uint64_t kept_previous = 0;       // stayed with their previous active owner
+  std::uint64_t to_standby_holders = 0;  // went to a previous standby holder
+  std::uint64_t to_least_loaded = 0;     // went to the least-loaded client
 };
 
 // Places every task without an active in the draft (tasks already active in it stay and count).

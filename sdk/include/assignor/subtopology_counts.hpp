@@ -45,8 +45,8 @@ class SubtopologyCounts {
   }
   std::size_t clients_ = 0;
   std::size_t subtopologies_ = 0;
-  std::vector<std::uint32_t> rank_;                       // per task
-  std::vector<std::uint32_t> dense_;                      // rank * clients + client, when small
+  std::vector<std::uint32_t> rank_;                          // per task
+  std::vector<std::uint32_t> dense_;                         // rank * clients + client, when small
   std::unordered_map<std::uint64_t, std::uint32_t> sparse_;  // otherwise, non-zero entries only
   bool is_dense_ = true;
 };

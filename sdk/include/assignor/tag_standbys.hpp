@@ -54,6 +54,6 @@ std::uint64_t balance_standbys_within_tags(const Cluster& cluster, std::span<con
 // key over all clients) minus the distinct values they have. 0 when every task is spread as far as
 // the tags allow key by key.
 std::uint64_t tag_spread_shortfall(const Cluster& cluster, std::span<const std::string> tag_keys,
-                                    const Assignment& assignment);
+                                   const Assignment& assignment);
 
 }  // namespace assignor

@@ -28,11 +28,11 @@
 namespace assignor {
 
 struct ThreadTasks {
-  std::string name;  // from the cluster file's previous_by_thread, else "t<i>"
+  std::string name;                // from the cluster file's previous_by_thread, else "t<i>"
   std::vector<TaskIndex> active;   // in task order
   std::vector<TaskIndex> standby;  // in task order
   std::vector<TaskIndex> warmup;   // in task order
-  std::uint32_t index = 0;  // position among the client's threads (thread_names order)
+  std::uint32_t index = 0;         // position among the client's threads (thread_names order)
   std::size_t load() const noexcept { return active.size() + standby.size() + warmup.size(); }
 };
 
@@ -50,8 +50,7 @@ struct ThreadDistribution {
 // `assignment` must be valid. When its placements name their threads (Placement::thread: the
 // strategy chose them, as Kafka's KIP-1071 assignors choose members), that split is returned as is;
 // otherwise the SDK distributes each client's tasks as described above.
-ThreadDistribution distribute_over_threads(const Cluster& cluster, const LagModel& lags,
-                                           const Assignment& assignment);
+ThreadDistribution distribute_over_threads(const Cluster& cluster, const LagModel& lags, const Assignment& assignment);
 
 // max over clients of (max - min tasks held by one of its threads; a thread left out holds 0).
 std::size_t thread_load_spread(const ThreadDistribution& distribution) noexcept;

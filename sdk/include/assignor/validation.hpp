@@ -42,9 +42,9 @@ std::string_view to_string(ValidationErrorKind kind) noexcept;
 
 struct ValidationError {
   ValidationErrorKind kind;
-  TaskIndex task = static_cast<TaskIndex>(-1);      // when the error is about one task
-  ClientIndex client = kNoClient;                   // when the error is about one client
-  std::string message;                              // names task and client ids
+  TaskIndex task = static_cast<TaskIndex>(-1);  // when the error is about one task
+  ClientIndex client = kNoClient;               // when the error is about one client
+  std::string message;                          // names task and client ids
 };
 
 std::vector<ValidationError> validate(const Cluster& cluster, const AssignmentSettings& settings,

@@ -81,8 +81,7 @@ struct WarmupPlan {
   bool probing_rebalance_needed() const noexcept { return active_movements + standby_movements > 0; }
 };
 
-WarmupPlan plan_warmups(const Cluster& cluster, const AssignmentSettings& settings,
-                        const LagModel& lags, AssignmentDraft& draft,
-                        const WarmupPlanOptions& options = {});
+WarmupPlan plan_warmups(const Cluster& cluster, const AssignmentSettings& settings, const LagModel& lags,
+                        AssignmentDraft& draft, const WarmupPlanOptions& options = {});
 
 }  // namespace assignor

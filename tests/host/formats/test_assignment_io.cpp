@@ -5,19 +5,19 @@
 #include <filesystem>
 #include <string>
 
+#include "../test_files.hpp"
 #include "assignor/errors.hpp"
 #include "assignor/host/formats/assignment_io.hpp"
 #include "assignor/host/formats/cluster_reader.hpp"
-#include "../test_files.hpp"
 
 namespace assignor::host {
 namespace {
 
+using test::input_error;
 using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
-using test::input_error;
 
 // The written assignment as a tree, read back by nlohmann (not by our own reader).
 nlohmann::ordered_json to_json(const Cluster& cluster, const AssignmentReport& report) {
@@ -87,10 +87,9 @@ TEST_F(AssignmentIoTest, ToJsonHasTheContractShape) {
   EXPECT_THAT(keys, ElementsAre("strategy", "assignment", "probing_rebalance", "metrics", "assign_ms"));
   EXPECT_EQ(j["strategy"], "high_availability");
   // Every client in cluster order, lists sorted by task order, empty lists present.
-  EXPECT_EQ(j["assignment"].dump(),
-            R"({"alpha":{"active":["0_0","0_1","1_0","2_0"],"standby":["0_2"],"warmup":[]},)"
-            R"("beta":{"active":["0_2","1_1","2_1"],"standby":["0_0"],"warmup":["0_1"]},)"
-            R"("gamma":{"active":[],"standby":[],"warmup":[]}})");
+  EXPECT_EQ(j["assignment"].dump(), R"({"alpha":{"active":["0_0","0_1","1_0","2_0"],"standby":["0_2"],"warmup":[]},)"
+                                    R"("beta":{"active":["0_2","1_1","2_1"],"standby":["0_0"],"warmup":["0_1"]},)"
+                                    R"("gamma":{"active":[],"standby":[],"warmup":[]}})");
   EXPECT_EQ(j["probing_rebalance"].dump(), R"({"needed":true,"after_ms":600000})");
   EXPECT_DOUBLE_EQ(j["assign_ms"].get<double>(), 0.42);
   EXPECT_EQ(j["metrics"], metrics_to_json(report().metrics));
@@ -104,9 +103,9 @@ TEST_F(AssignmentIoTest, WrittenLayoutIsPrettyJsonsLayout) {
   ThreadDistribution threads;
   threads.clients.resize(cluster_.client_count());
   threads.clients[c("alpha")].threads = {{"t0", {t("0_0"), t("1_0")}, {t("0_2")}, {}},
-                                          {"t\t1", {t("0_1"), t("2_0")}, {}, {}}};
+                                         {"t\t1", {t("0_1"), t("2_0")}, {}, {}}};
   threads.clients[c("beta")].threads = {{"t0", {t("0_2"), t("1_1"), t("2_1")}, {t("0_0")}, {t("0_1")}},
-                                         {"idle", {}, {}, {}}};
+                                        {"idle", {}, {}, {}}};
   r.threads = threads;
   const std::string text = assignment_json(cluster_, r);
   const auto tree = nlohmann::ordered_json::parse(text);
@@ -170,7 +169,8 @@ TEST_F(AssignmentIoTest, TableRowsProbingAndMetrics) {
   EXPECT_THAT(table, HasSubstr("strategy: high_availability\n"));
   EXPECT_THAT(table, HasSubstr("client  threads  active  standby  warmup  tasks\n"));
   EXPECT_THAT(table, HasSubstr("alpha         2       4        1       0  active 0_0 0_1 1_0 2_0 | standby 0_2\n"));
-  EXPECT_THAT(table, HasSubstr("beta          2       3        1       1  active 0_2 1_1 2_1 | standby 0_0 | warmup 0_1\n"));
+  EXPECT_THAT(table,
+              HasSubstr("beta          2       3        1       1  active 0_2 1_1 2_1 | standby 0_0 | warmup 0_1\n"));
   EXPECT_THAT(table, HasSubstr("gamma         1       0        0       0  -\n"));
   EXPECT_THAT(table, HasSubstr("probing rebalance: needed, after 600000 ms\n"));
   EXPECT_THAT(table, HasSubstr("  active_moves          1\n"));
@@ -274,8 +274,7 @@ TEST_F(AssignmentIoTest, ReadReportsDuplicatesWithinOneList) {
   EXPECT_EQ(parsed.errors[2].kind, ValidationErrorKind::duplicate_standby);
   EXPECT_THAT(parsed.errors[2].message, AllOf(HasSubstr("'beta'"), HasSubstr("warmup"), HasSubstr("'0_2'")));
   // One placement kept per duplicate; the same task active on two clients is validate()'s business.
-  EXPECT_THAT(parsed.assignment.actives,
-              ElementsAre(Placement{t("0_0"), c("alpha")}, Placement{t("0_0"), c("gamma")}));
+  EXPECT_THAT(parsed.assignment.actives, ElementsAre(Placement{t("0_0"), c("alpha")}, Placement{t("0_0"), c("gamma")}));
   EXPECT_THAT(parsed.assignment.standbys, ElementsAre(Placement{t("0_1"), c("alpha")}));
   EXPECT_THAT(parsed.assignment.warmups, ElementsAre(Placement{t("0_2"), c("beta")}));
 }
@@ -297,13 +296,14 @@ TEST_F(AssignmentIoTest, ReadValidatesThePerThreadSplit) {
     EXPECT_EQ(e.kind, ValidationErrorKind::thread_assignment) << e.message;
     messages.push_back(e.message);
   }
-  EXPECT_THAT(messages, ::testing::UnorderedElementsAre(
-                            "client 'alpha': threads: task '0_0' is on two threads, 't0' and 't1'",
-                            "client 'alpha': threads: thread 't1': standby: task '0_2' is not in the client's standby list",
-                            "client 'beta': threads: thread 't0': task '0_2' is listed twice",
-                            "client 'beta': threads: task '1_1' (active) is on no thread",
-                            "client 'gamma': threads: 3 thread entries, but the client has 1 thread",
-                            "client 'gamma': threads: a thread has an empty name"));
+  EXPECT_THAT(messages,
+              ::testing::UnorderedElementsAre(
+                  "client 'alpha': threads: task '0_0' is on two threads, 't0' and 't1'",
+                  "client 'alpha': threads: thread 't1': standby: task '0_2' is not in the client's standby list",
+                  "client 'beta': threads: thread 't0': task '0_2' is listed twice",
+                  "client 'beta': threads: task '1_1' (active) is on no thread",
+                  "client 'gamma': threads: 3 thread entries, but the client has 1 thread",
+                  "client 'gamma': threads: a thread has an empty name"));
   // A consistent split is no error: what the command writes reads back clean.
   EXPECT_THAT(read(assignment_json(cluster_, report())).errors, ::testing::IsEmpty());
 }
@@ -331,29 +331,33 @@ TEST_F(AssignmentIoTest, ReadInputErrorsNameTheFile) {
               AllOf(HasSubstr("assignment.json:2:"), HasSubstr("(not valid JSON)")));
   EXPECT_THAT(error(R"({"strategy": "x"})"), AllOf(HasSubstr("assignment.json"), HasSubstr("no \"assignment\"")));
   EXPECT_THAT(error(R"({"assignment": []})"),
-              AllOf(HasSubstr("assignment.json"), HasSubstr("assignment.json:1:16: assignment: expected an object of clients, got a list")));
+              AllOf(HasSubstr("assignment.json"),
+                    HasSubstr("assignment.json:1:16: assignment: expected an object of clients, got a list")));
   EXPECT_THAT(error(R"({"strategy": 5, "assignment": {}})"),
               AllOf(HasSubstr("assignment.json"), HasSubstr("strategy: expected a string, got the number 5")));
   EXPECT_THAT(error(R"({"assignment": {}, "extra": 1})"),
               AllOf(HasSubstr("assignment.json"), HasSubstr("unknown key 'extra'")));
   EXPECT_THAT(error(R"({"assignment": {}, "probing_rebalance": {"needed": "yes"}})"),
-              AllOf(HasSubstr("assignment.json"), HasSubstr("probing_rebalance.needed: expected a boolean (true or false), got the string \"yes\"")));
-  EXPECT_THAT(error(R"({"assignment": {}, "probing_rebalance": true})"),
-              AllOf(HasSubstr("assignment.json"), HasSubstr("probing_rebalance: expected a map, got the boolean true")));
+              AllOf(HasSubstr("assignment.json"),
+                    HasSubstr("probing_rebalance.needed: expected a boolean (true or false), got the string \"yes\"")));
+  EXPECT_THAT(
+      error(R"({"assignment": {}, "probing_rebalance": true})"),
+      AllOf(HasSubstr("assignment.json"), HasSubstr("probing_rebalance: expected a map, got the boolean true")));
 }
 
 TEST_F(AssignmentIoTest, ReadInputErrorsInClientEntries) {
   EXPECT_THAT(error(R"({"assignment": {"alpha": ["0_0"]}})"),
               AllOf(HasSubstr("assignment.json"), HasSubstr("client 'alpha'"), HasSubstr("expected an object")));
-  EXPECT_THAT(error(R"({"assignment": {"alpha": {"active": "0_0"}}})"),
-              AllOf(HasSubstr("assignment.json"), HasSubstr("assignment.json:1:37: assignment: client 'alpha': active: "
-                                                           "expected an array of task id strings, got the string \"0_0\"")));
+  EXPECT_THAT(
+      error(R"({"assignment": {"alpha": {"active": "0_0"}}})"),
+      AllOf(HasSubstr("assignment.json"), HasSubstr("assignment.json:1:37: assignment: client 'alpha': active: "
+                                                    "expected an array of task id strings, got the string \"0_0\"")));
   EXPECT_THAT(error(R"({"assignment": {"beta": {"standby": ["0_0", 1]}}})"),
               AllOf(HasSubstr("assignment.json"), HasSubstr("client 'beta': standby: expected an array of task id "
-                                                           "strings, found the number 1")));
+                                                            "strings, found the number 1")));
   EXPECT_THAT(error(R"({"assignment": {"beta": {"actives": []}}})"),
               AllOf(HasSubstr("assignment.json"), HasSubstr("client 'beta': unknown key 'actives'; did you mean "
-                                                           "'active'?")));
+                                                            "'active'?")));
   EXPECT_THAT(error(R"({"assignment": {"alpha": {}, "alpha": {"active": ["0_0"]}}})"),
               AllOf(HasSubstr("assignment.json"), HasSubstr("key 'alpha' given twice")));
 }

@@ -28,10 +28,10 @@
 #include "assignor/errors.hpp"
 #include "assignor/host/formats/cluster_reader.hpp"
 #include "assignor/host/formats/cluster_writer.hpp"
+#include "assignor/host/formats/document.hpp"
 #include "assignor/scenario.hpp"
 #include "cluster_difference.hpp"
 #include "cluster_file.hpp"
-#include "assignor/host/formats/document.hpp"
 
 namespace assignor::host::detail {
 namespace {
@@ -69,15 +69,18 @@ Json from_document(const DocNode& node) {
   Json j;
   switch (node.Type()) {
     case DocType::Undefined:
-    case DocType::Null:
-      break;
+    case DocType::Null: break;
     case DocType::Scalar: {
       const std::string_view s = node.Scalar();
       j.text = std::string(s);
-      if (node.IsQuoted()) j.kind = Json::String;
-      else if (s == "true" || s == "false") j.kind = Json::Bool;
-      else if (looks_like_json_number(s)) j.kind = Json::Number;
-      else j.kind = Json::String;  // a plain YAML string
+      if (node.IsQuoted())
+        j.kind = Json::String;
+      else if (s == "true" || s == "false")
+        j.kind = Json::Bool;
+      else if (looks_like_json_number(s))
+        j.kind = Json::Number;
+      else
+        j.kind = Json::String;  // a plain YAML string
       break;
     }
     case DocType::Sequence:
@@ -123,16 +126,10 @@ void write_string(std::string& out, std::string_view s, bool escapes) {
 void write(std::string& out, const Json& j, const Layout& layout, int depth) {
   const std::string newline = layout.pretty ? "\n" + std::string(2 * (depth + 1), ' ') : "";
   switch (j.kind) {
-    case Json::Null:
-      out += "null";
-      return;
+    case Json::Null: out += "null"; return;
     case Json::Bool:
-    case Json::Number:
-      out += j.text;
-      return;
-    case Json::String:
-      write_string(out, j.text, layout.escapes);
-      return;
+    case Json::Number: out += j.text; return;
+    case Json::String: write_string(out, j.text, layout.escapes); return;
     case Json::Array:
       out.push_back('[');
       for (std::size_t i = 0; i < j.items.size(); ++i) {
@@ -144,7 +141,8 @@ void write(std::string& out, const Json& j, const Layout& layout, int depth) {
     case Json::Object: {
       std::vector<std::size_t> order(j.fields.size());
       for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-      if (layout.key_order == 1 && depth > 0 && !order.empty()) std::rotate(order.begin(), order.begin() + 1, order.end());
+      if (layout.key_order == 1 && depth > 0 && !order.empty())
+        std::rotate(order.begin(), order.begin() + 1, order.end());
       if (layout.key_order == 2) std::reverse(order.begin(), order.end());
       out.push_back('{');
       for (std::size_t i = 0; i < order.size(); ++i) {
@@ -179,9 +177,9 @@ InputLimits tight_limits() {
 }
 
 struct Tally {
-  int both_accept = 0;   // the fast path took it, and the document path agrees
+  int both_accept = 0;     // the fast path took it, and the document path agrees
   int declined_valid = 0;  // the fast path declined a file the document path accepts
-  int refused = 0;       // both refuse (the fast path declined, the document path says why)
+  int refused = 0;         // both refuse (the fast path declined, the document path says why)
 };
 
 std::optional<Cluster> document_path(const std::string& text, const InputLimits& limits, std::string& error) {
@@ -253,9 +251,12 @@ struct CorpusFile {
 std::vector<CorpusFile> corpus_files() {
   std::vector<CorpusFile> files;
   const std::filesystem::path source(ASSIGNOR_SOURCE_DIR);
-  const std::vector<std::filesystem::path> dirs = {
-      source / "examples", source / "examples/scenarios", source / "tests/cli/bad_clusters", source / "tests/cli/data",
-      source / "tests/fuzz/regressions/cluster_reader", source / "tests/fuzz/regressions/assign"};
+  const std::vector<std::filesystem::path> dirs = {source / "examples",
+                                                   source / "examples/scenarios",
+                                                   source / "tests/cli/bad_clusters",
+                                                   source / "tests/cli/data",
+                                                   source / "tests/fuzz/regressions/cluster_reader",
+                                                   source / "tests/fuzz/regressions/assign"};
   for (const auto& dir : dirs)
     for (const auto& entry : std::filesystem::directory_iterator(dir)) {
       if (!entry.is_regular_file()) continue;
@@ -279,7 +280,8 @@ std::size_t golden_json_clusters() {
   for (const auto& entry : std::filesystem::recursive_directory_iterator(golden)) {
     const std::string path = entry.path().string();
     if (!path.ends_with(".kafka.json")) continue;
-    n += std::filesystem::exists(path.substr(0, path.size() - std::string_view(".kafka.json").size()) + ".cluster.json");
+    n +=
+        std::filesystem::exists(path.substr(0, path.size() - std::string_view(".kafka.json").size()) + ".cluster.json");
   }
   return n;
 }
@@ -351,17 +353,75 @@ std::vector<CorpusFile> generated_files() {
 
 // ---- mutations ----------------------------------------------------------------------------------
 
-const std::vector<std::string> kTokens = {
-    "-2", "-1", "0", "-0", "1e400", "1.5", "01", "9223372036854775807", "9223372036854775808",
-    "-9223372036854775809", "4294967295", "4294967296", "null", "nul", "true", "tru", "\"\"", "\"0_0\"",
-    "\"0_1\"", "\"9_9\"", "\"00_01\"", "\"2147483647_0\"", "\"0_2147483648\"", "\"\\u0000\"", "\"\\ud800\"",
-    "\"\\q\"", "\"x\"", "\"\xc3\xa9\"", "\"\xff\"", "[]", "{}", "[\"0_0\"]", "{\"0_0\": -2}", "[[[]]]", ",", ":",
-    "{", "}", "[", "]", "\"", "\\", " ", "\n", "#", "0_1"};
+const std::vector<std::string> kTokens = {"-2",
+                                          "-1",
+                                          "0",
+                                          "-0",
+                                          "1e400",
+                                          "1.5",
+                                          "01",
+                                          "9223372036854775807",
+                                          "9223372036854775808",
+                                          "-9223372036854775809",
+                                          "4294967295",
+                                          "4294967296",
+                                          "null",
+                                          "nul",
+                                          "true",
+                                          "tru",
+                                          "\"\"",
+                                          "\"0_0\"",
+                                          "\"0_1\"",
+                                          "\"9_9\"",
+                                          "\"00_01\"",
+                                          "\"2147483647_0\"",
+                                          "\"0_2147483648\"",
+                                          "\"\\u0000\"",
+                                          "\"\\ud800\"",
+                                          "\"\\q\"",
+                                          "\"x\"",
+                                          "\"\xc3\xa9\"",
+                                          "\"\xff\"",
+                                          "[]",
+                                          "{}",
+                                          "[\"0_0\"]",
+                                          "{\"0_0\": -2}",
+                                          "[[[]]]",
+                                          ",",
+                                          ":",
+                                          "{",
+                                          "}",
+                                          "[",
+                                          "]",
+                                          "\"",
+                                          "\\",
+                                          " ",
+                                          "\n",
+                                          "#",
+                                          "0_1"};
 
-const std::vector<std::string> kKeys = {"id",     "idd",    "threads", "tasks",  "clients", "stores", "name",
-                                        "logged", "weight", "rack",    "tags",   "active",  "standby", "x",
-                                        "",       "offset_sums", "previous_active", "previous_standby",
-                                        "previous_by_thread", "changelog_end_offset", "partitions", "racks"};
+const std::vector<std::string> kKeys = {"id",
+                                        "idd",
+                                        "threads",
+                                        "tasks",
+                                        "clients",
+                                        "stores",
+                                        "name",
+                                        "logged",
+                                        "weight",
+                                        "rack",
+                                        "tags",
+                                        "active",
+                                        "standby",
+                                        "x",
+                                        "",
+                                        "offset_sums",
+                                        "previous_active",
+                                        "previous_standby",
+                                        "previous_by_thread",
+                                        "changelog_end_offset",
+                                        "partitions",
+                                        "racks"};
 
 Json token_value(const std::string& token) {
   const auto doc = parse_json_document("{\"v\": " + token + "}", "token.json");
@@ -386,21 +446,13 @@ std::string mutate(const std::string& text, const Json* json, std::mt19937_64& r
     const std::size_t at = pick(out.size());
     const std::size_t len = 1 + pick(16);
     switch (rng() % 5) {
-      case 0:
-        out.erase(at, len);
-        break;
-      case 1:
-        out.insert(at, out.substr(at, len));
-        break;
-      case 2:
-        out.insert(at, kTokens[pick(kTokens.size())]);
-        break;
+      case 0: out.erase(at, len); break;
+      case 1: out.insert(at, out.substr(at, len)); break;
+      case 2: out.insert(at, kTokens[pick(kTokens.size())]); break;
       case 3:
         if (!out.empty()) out[at] = "[]{}:,-\"\\ 0_.e\x00\xff"[pick(16)];
         break;
-      default:
-        out.resize(at);
-        break;
+      default: out.resize(at); break;
     }
     return out;
   }
@@ -422,15 +474,19 @@ std::string mutate(const std::string& text, const Json* json, std::mt19937_64& r
         }
       } else if (j.kind == Json::Array && !j.items.empty()) {
         const std::size_t i = pick(j.items.size());
-        if (rng() % 2) j.items.erase(j.items.begin() + static_cast<std::ptrdiff_t>(i));
-        else j.items.push_back(j.items[i]);
+        if (rng() % 2)
+          j.items.erase(j.items.begin() + static_cast<std::ptrdiff_t>(i));
+        else
+          j.items.push_back(j.items[i]);
       } else {
         j.kind = Json::Null;
       }
       break;
     case 2:  // a key added with any value
-      if (j.kind == Json::Object) j.fields.emplace_back(kKeys[pick(kKeys.size())], token_value(kTokens[pick(kTokens.size())]));
-      else j = Json{};
+      if (j.kind == Json::Object)
+        j.fields.emplace_back(kKeys[pick(kKeys.size())], token_value(kTokens[pick(kTokens.size())]));
+      else
+        j = Json{};
       break;
     default: {  // two values swapped
       Json& other = *all[pick(all.size())];
@@ -502,7 +558,8 @@ TEST(ClusterJsonFastPath, AgreesWithTheDocumentPathOnEveryCorpusFileInEveryLayou
         // decline a file the document path accepts.
         if (layout.key_order != 2 && tasks_first(*json) && !taken) {
           std::string error;
-          EXPECT_FALSE(document_path(text, limits, error).has_value()) << name << ": the fast path declined a valid file";
+          EXPECT_FALSE(document_path(text, limits, error).has_value())
+              << name << ": the fast path declined a valid file";
         }
       }
     }
@@ -594,13 +651,14 @@ TEST(ClusterJsonFastPath, DeclinesWhatItLeavesToTheDocumentPath) {
   EXPECT_TRUE(declines("{\"clients\": [{\"id\": \"c\", \"threads\": 1}], \"tasks\": []}"));
   EXPECT_NO_THROW(parse_cluster("{\"clients\": [{\"id\": \"c\", \"threads\": 1}], \"tasks\": []}", "c.json"));
   // An unquoted task id in a list: not JSON, but the document path reads it (as YAML would).
-  EXPECT_TRUE(declines("{\"tasks\": [{\"id\": \"0_0\"}], \"clients\": [{\"id\": \"c\", \"threads\": 1, "
-                       "\"previous_active\": [0_0]}]}"));
+  EXPECT_TRUE(
+      declines("{\"tasks\": [{\"id\": \"0_0\"}], \"clients\": [{\"id\": \"c\", \"threads\": 1, "
+               "\"previous_active\": [0_0]}]}"));
   // `nul` is not null: the document path reads the file as YAML, where it is a string.
   EXPECT_TRUE(declines("{\"tasks\": [], \"clients\": [{\"id\": \"c\", \"threads\": 1, \"rack\": nul}]}"));
-  EXPECT_EQ(parse_cluster("{\"tasks\": [], \"clients\": [{\"id\": \"c\", \"threads\": 1, \"rack\": nul}]}", "c.json")
-                .racks,
-            std::vector<std::string>{"nul"});
+  EXPECT_EQ(
+      parse_cluster("{\"tasks\": [], \"clients\": [{\"id\": \"c\", \"threads\": 1, \"rack\": nul}]}", "c.json").racks,
+      std::vector<std::string>{"nul"});
   // Each error: declined, and the document path's message is the one users see.
   for (const std::string bad : {
            "{\"tasks\": [{\"id\": \"0_0\", \"idd\": 1}], \"clients\": [{\"id\": \"c\", \"threads\": 1}]}",
@@ -609,7 +667,8 @@ TEST(ClusterJsonFastPath, DeclinesWhatItLeavesToTheDocumentPath) {
            "{\"tasks\": [], \"clients\": [{\"id\": \"c\", \"threads\": 1, \"threads\": 1}]}",
            "{\"tasks\": [], \"clients\": []}",
            "{\"tasks\": [{\"id\": \"0_0\", \"weight\": 0}], \"clients\": [{\"id\": \"c\", \"threads\": 1}]}",
-           "{\"tasks\": [{\"id\": \"0_0\", \"stores\": [{\"name\": \"s\"}]}], \"clients\": [{\"id\": \"c\", \"threads\": 1}]}",
+           "{\"tasks\": [{\"id\": \"0_0\", \"stores\": [{\"name\": \"s\"}]}], \"clients\": [{\"id\": \"c\", "
+           "\"threads\": 1}]}",
            "{\"tasks\": [], \"clients\": [{\"id\": \"c\", \"threads\": 1}]} x",
        }) {
     EXPECT_TRUE(declines(bad)) << bad;

@@ -6,18 +6,18 @@
 #include <filesystem>
 #include <string>
 
+#include "../test_files.hpp"
 #include "assignor/errors.hpp"
 #include "assignor/host/formats/cluster_reader.hpp"
-#include "../test_files.hpp"
 
 namespace assignor::host {
 namespace {
 
+using test::input_error;
 using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
-using test::input_error;
 
 class ClusterReaderTest : public ::testing::Test {
  protected:
@@ -91,8 +91,7 @@ TEST_F(ClusterReaderTest, ExampleSmallScaleOut) {
 
   const Client& alpha = c.clients[0];
   EXPECT_EQ(alpha.threads, 2u);
-  EXPECT_THAT(alpha.previous_active,
-              ElementsAre(task(c, "0_0"), task(c, "0_1"), task(c, "1_0"), task(c, "2_0")));
+  EXPECT_THAT(alpha.previous_active, ElementsAre(task(c, "0_0"), task(c, "0_1"), task(c, "1_0"), task(c, "2_0")));
   EXPECT_THAT(alpha.previous_standby, ElementsAre(task(c, "0_2")));
   EXPECT_EQ(offset_sum(c, "alpha", "0_0"), kRunningOffsetSum);
   EXPECT_EQ(offset_sum(c, "alpha", "0_2"), 90500);
@@ -267,8 +266,7 @@ TEST_F(ClusterReaderTest, FileNotFound) {
 }
 
 TEST_F(ClusterReaderTest, DirectoryIsNotAFile) {
-  EXPECT_THAT(input_error([&] { read_cluster_file(dir_); }),
-              AllOf(HasSubstr(dir_.string()), HasSubstr("directory")));
+  EXPECT_THAT(input_error([&] { read_cluster_file(dir_); }), AllOf(HasSubstr(dir_.string()), HasSubstr("directory")));
 }
 
 TEST_F(ClusterReaderTest, EmptyFile) {
@@ -287,8 +285,8 @@ TEST_F(ClusterReaderTest, SecondDocumentIsAnError) {
 }
 
 TEST_F(ClusterReaderTest, TopLevelNotAMap) {
-  EXPECT_THAT(error("- a\n- b\n"), AllOf(HasSubstr("cluster.yaml:1:1:"), HasSubstr("expected a map"),
-                                         HasSubstr("got a list")));
+  EXPECT_THAT(error("- a\n- b\n"),
+              AllOf(HasSubstr("cluster.yaml:1:1:"), HasSubstr("expected a map"), HasSubstr("got a list")));
   EXPECT_THAT(error("42\n"), AllOf(HasSubstr("cluster.yaml:1:1:"), HasSubstr("expected a map")));
 }
 
@@ -414,10 +412,10 @@ TEST_F(ClusterReaderTest, FractionalEndOffset) {
 }
 
 TEST_F(ClusterReaderTest, EndOffsetOnNonLoggedStore) {
-  EXPECT_THAT(error("tasks:\n  - id: \"0_3\"\n    stores:\n      - {name: b, logged: false, changelog_end_offset: 9}\n"
-                    "clients: [{id: c1, threads: 1}]\n"),
-              AllOf(HasSubstr("cluster.yaml:4:34: task '0_3': stores[0].changelog_end_offset:"),
-                    HasSubstr("not logged")));
+  EXPECT_THAT(
+      error("tasks:\n  - id: \"0_3\"\n    stores:\n      - {name: b, logged: false, changelog_end_offset: 9}\n"
+            "clients: [{id: c1, threads: 1}]\n"),
+      AllOf(HasSubstr("cluster.yaml:4:34: task '0_3': stores[0].changelog_end_offset:"), HasSubstr("not logged")));
 }
 
 TEST_F(ClusterReaderTest, DuplicateStoreName) {
@@ -471,11 +469,13 @@ TEST_F(ClusterReaderTest, ClientsEmpty) {
 }
 
 TEST_F(ClusterReaderTest, ClientsNotAList) {
-  EXPECT_THAT(error("tasks: []\nclients: {c1: 1}\n"), HasSubstr("cluster.yaml:2:10: clients: expected a list, got a map"));
+  EXPECT_THAT(error("tasks: []\nclients: {c1: 1}\n"),
+              HasSubstr("cluster.yaml:2:10: clients: expected a list, got a map"));
 }
 
 TEST_F(ClusterReaderTest, ClientNotAMap) {
-  EXPECT_THAT(error("tasks: []\nclients:\n  - c1\n"), HasSubstr("cluster.yaml:3:5: clients[0]: expected a map, got 'c1'"));
+  EXPECT_THAT(error("tasks: []\nclients:\n  - c1\n"),
+              HasSubstr("cluster.yaml:3:5: clients[0]: expected a map, got 'c1'"));
 }
 
 TEST_F(ClusterReaderTest, ClientIdMissingOrEmpty) {
@@ -493,9 +493,10 @@ TEST_F(ClusterReaderTest, MisspeltIdKeyIsSuggestedRatherThanMissing) {
 }
 
 TEST_F(ClusterReaderTest, DuplicateClientIdNamesBothLines) {
-  EXPECT_THAT(error("tasks: []\nclients:\n  - {id: c1, threads: 1}\n  - {id: c2, threads: 1}\n  - {id: c1, threads: 2}\n"),
-              AllOf(HasSubstr("cluster.yaml:5:10: client 'c1': duplicate client id"), HasSubstr("line 3"),
-                    HasSubstr("line 5")));
+  EXPECT_THAT(
+      error("tasks: []\nclients:\n  - {id: c1, threads: 1}\n  - {id: c2, threads: 1}\n  - {id: c1, threads: 2}\n"),
+      AllOf(HasSubstr("cluster.yaml:5:10: client 'c1': duplicate client id"), HasSubstr("line 3"),
+            HasSubstr("line 5")));
 }
 
 TEST_F(ClusterReaderTest, UnknownClientKeySuggestsNearest) {
@@ -531,9 +532,9 @@ TEST_F(ClusterReaderTest, PreviousByThreadTaskMustBeTheClientsOwn) {
 }
 
 TEST_F(ClusterReaderTest, PreviousByThreadTaskOnTwoThreads) {
-  EXPECT_THAT(error(std::string(kThreadedHeader) +
-                    "    previous_by_thread: {t0: {active: ['0_0']}, t1: {active: ['0_0']}}\n"),
-              HasSubstr("task '0_0' is also on thread 't0'"));
+  EXPECT_THAT(
+      error(std::string(kThreadedHeader) + "    previous_by_thread: {t0: {active: ['0_0']}, t1: {active: ['0_0']}}\n"),
+      HasSubstr("task '0_0' is also on thread 't0'"));
 }
 
 TEST_F(ClusterReaderTest, PreviousByThreadMoreThreadsThanCapacity) {
@@ -641,9 +642,10 @@ TEST_F(ClientListTest, TaskBothActiveAndStandbyOnOneClient) {
 }
 
 TEST_F(ClusterReaderTest, StandbyOnOneClientActiveOnAnotherIsFine) {
-  const Cluster c = read("tasks: [{id: \"0_0\"}, {id: \"0_1\"}]\nclients:\n"
-                         "  - {id: c1, threads: 1, previous_active: [\"0_0\"]}\n"
-                         "  - {id: c2, threads: 1, previous_standby: [\"0_0\"], previous_active: [\"0_1\"]}\n");
+  const Cluster c = read(
+      "tasks: [{id: \"0_0\"}, {id: \"0_1\"}]\nclients:\n"
+      "  - {id: c1, threads: 1, previous_active: [\"0_0\"]}\n"
+      "  - {id: c2, threads: 1, previous_standby: [\"0_0\"], previous_active: [\"0_1\"]}\n");
   EXPECT_THAT(c.clients[1].previous_standby, ElementsAre(0u));
   EXPECT_THAT(c.previous_active_owner(), ElementsAre(0u, 1u));
 }

@@ -6,18 +6,18 @@
 #include <filesystem>
 #include <string>
 
+#include "../test_files.hpp"
 #include "assignor/errors.hpp"
 #include "assignor/host/formats/config_reader.hpp"
-#include "../test_files.hpp"
 
 namespace assignor::host {
 namespace {
 
+using test::input_error;
 using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Pair;
-using test::input_error;
 
 class ConfigReaderTest : public ::testing::Test {
  protected:
@@ -147,8 +147,7 @@ strategies:
 
 TEST_F(ConfigReaderTest, FileNotFound) {
   const auto path = dir_ / "nope.yaml";
-  EXPECT_THAT(input_error([&] { read_config_file(path); }),
-              AllOf(HasSubstr(path.string()), HasSubstr("no such file")));
+  EXPECT_THAT(input_error([&] { read_config_file(path); }), AllOf(HasSubstr(path.string()), HasSubstr("no such file")));
 }
 
 TEST_F(ConfigReaderTest, EmptyFile) {
@@ -290,8 +289,9 @@ TEST_F(ConfigReaderTest, StrategiesErrors) {
 }
 
 TEST_F(ConfigReaderTest, LoggingLevelErrors) {
-  EXPECT_THAT(error("strategy: x\nlogging: {level: verbose}\n"),
-              HasSubstr("config.yaml:2:18: logging.level: 'verbose' is not one of trace, debug, info, warn, error, off"));
+  EXPECT_THAT(
+      error("strategy: x\nlogging: {level: verbose}\n"),
+      HasSubstr("config.yaml:2:18: logging.level: 'verbose' is not one of trace, debug, info, warn, error, off"));
   EXPECT_THAT(error("strategy: x\nlogging: {levl: info}\n"),
               HasSubstr("config.yaml:2:11: logging: unknown key 'levl'; did you mean 'level'?"));
 }

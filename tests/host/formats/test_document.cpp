@@ -64,11 +64,11 @@ TEST(Document, ScalarsQuotingEscapesAndPositions) {
 }
 
 TEST(Document, NotStrictJsonFallsBackToYaml) {
-  EXPECT_EQ(parse_json_document("{version: 1}", "flow.yaml"), nullptr);      // a YAML flow map
+  EXPECT_EQ(parse_json_document("{version: 1}", "flow.yaml"), nullptr);          // a YAML flow map
   EXPECT_EQ(parse_json_document("{\"a\": 1} {\"b\": 2}", "two.json"), nullptr);  // trailing content
   EXPECT_EQ(parse_json_document("{\"a\": [1, 2}", "broken.json"), nullptr);      // syntax error
-  EXPECT_EQ(parse_json_document("tasks: []", "plain.yaml"), nullptr);           // not a '{' document
-  EXPECT_EQ(parse_json_document("{\"a\": nul}", "nul.json"), nullptr);          // `nul` is not null
+  EXPECT_EQ(parse_json_document("tasks: []", "plain.yaml"), nullptr);            // not a '{' document
+  EXPECT_EQ(parse_json_document("{\"a\": nul}", "nul.json"), nullptr);           // `nul` is not null
 }
 
 TEST(Document, DeepNestingIsRefusedWithAPosition) {

@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "assignor/host/tools/simulation.hpp"
 #include "../test_files.hpp"
+#include "assignor/host/tools/simulation.hpp"
 
 namespace assignor::host {
 namespace {
@@ -68,7 +68,8 @@ TEST(EventsReader, MistakesNameFileLineColumnAndPlace) {
             "or the other");
   EXPECT_EQ(error_of("events:\n  - {round: 1, restart: {id: c1, down_ms: 5}}\n"),
             "ev.yaml:2:25: events[0]: restart: down_ms needs an event placed in time (at_ms instead of round)");
-  EXPECT_EQ(error_of("events:\n  - {at_ms: 1, leave: []}\n"), "ev.yaml:2:23: events[0]: leave: an empty list: name at least one client");
+  EXPECT_EQ(error_of("events:\n  - {at_ms: 1, leave: []}\n"),
+            "ev.yaml:2:23: events[0]: leave: an empty list: name at least one client");
   EXPECT_EQ(error_of("events:\n  - {round: 1}\n"),
             "ev.yaml:2:5: events[0]: expected one of 'join', 'leave' or 'restart'");
   EXPECT_EQ(error_of("events:\n  - {round: 1, leave: c1, restart: c2}\n"),
@@ -79,7 +80,7 @@ TEST(EventsReader, MistakesNameFileLineColumnAndPlace) {
             "ev.yaml:2:22: events[0]: join: missing required key 'id'");
   EXPECT_EQ(error_of("events:\n  - {round: 1, restart: {id: c2, keep_state: maybe}}\n"),
             "ev.yaml:2:46: events[0]: restart: keep_state: expected a boolean (true or false), got 'maybe'");
-  
+
   EXPECT_EQ(error_of("events:\n  - {round: two, leave: c1}\n"),
             "ev.yaml:2:13: events[0]: round: expected an integer, got 'two'");
   EXPECT_EQ(error_of("evnets: []\n"), "ev.yaml:1:1: unknown key 'evnets'; did you mean 'events'?");

@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "../test_files.hpp"
 #include "assignor/errors.hpp"
 #include "assignor/host/formats/cluster_reader.hpp"
 #include "assignor/host/formats/config_reader.hpp"
@@ -21,14 +22,13 @@
 #include "assignor/host/support/printable.hpp"
 #include "assignor/lags.hpp"
 #include "assignor/metrics.hpp"
-#include "../test_files.hpp"
 
 namespace assignor::host {
 namespace {
 
+using test::input_error;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
-using test::input_error;
 
 // Seconds `f` takes.
 std::string cluster_error(const std::string& text, const InputLimits& limits = {}) {
@@ -101,9 +101,9 @@ TEST(InputLimits, IdsLongerThanTheLimit) {
                             "clients: [{id: c, threads: 1}]\n",
                             limits),
               HasSubstr("stores[0].name: 17 bytes long"));
-  EXPECT_THAT(cluster_error("tasks: [{id: 0_0}]\nclients: [{id: c, threads: 1, previous_active: [000000000_0]}]\n",
-                            limits),
-              HasSubstr("previous_active: 11 bytes long"));
+  EXPECT_THAT(
+      cluster_error("tasks: [{id: 0_0}]\nclients: [{id: c, threads: 1, previous_active: [000000000_0]}]\n", limits),
+      HasSubstr("previous_active: 11 bytes long"));
 }
 
 TEST(InputLimits, FileSizeIsCheckedBeforeParsing) {
@@ -137,7 +137,8 @@ TEST(InputLimits, AFifoWithoutAWriterIsAnEmptyFileNotAHang) {
 
 TEST(PrintableText, ControlCharactersInNamesAreRefusedAndNeverPrintedRaw) {
   // A newline in a client id would start a forged line in messages and in --format table.
-  const std::string message = cluster_error("tasks: [{id: 0_0}]\nclients:\n  - {id: \"evil\\nassignor: error: forged\", threads: 1}\n");
+  const std::string message =
+      cluster_error("tasks: [{id: 0_0}]\nclients:\n  - {id: \"evil\\nassignor: error: forged\", threads: 1}\n");
   EXPECT_THAT(message, HasSubstr("clients[0]: id: contains a control character (0x0a at offset 4)"));
   EXPECT_EQ(message.find('\n'), std::string::npos);
   for (const char* field : {"rack: \"az\\t1\"", "tags: {zone: \"z\\e[31m\"}"}) {
@@ -152,16 +153,27 @@ TEST(PrintableText, ControlCharactersInNamesAreRefusedAndNeverPrintedRaw) {
 }
 
 TEST(PrintableText, EscapesEveryControlCharacter) {
-  EXPECT_EQ(printable("a\nb\tc\rd\x01" "e\x7f\x1b[0m"), "a\\nb\\tc\\rd\\x01e\\x7f\\x1b[0m");
+  EXPECT_EQ(printable("a\nb\tc\rd\x01"
+                      "e\x7f\x1b[0m"),
+            "a\\nb\\tc\\rd\\x01e\\x7f\\x1b[0m");
   EXPECT_EQ(printable("line 1\nline 2", /*keep_newlines=*/true), "line 1\nline 2");
   EXPECT_EQ(printable("caf\xc3\xa9"), "caf\xc3\xa9");  // UTF-8 is kept
-  EXPECT_EQ(printable("a\xff" "b\xc3" "c\xe2\x82"), "a\\xffb\\xc3c\\xe2\\x82");  // bytes that are not UTF-8 are not
+  EXPECT_EQ(printable("a\xff"
+                      "b\xc3"
+                      "c\xe2\x82"),
+            "a\\xffb\\xc3c\\xe2\\x82");  // bytes that are not UTF-8 are not
 }
 
 TEST(PrintableText, UnicodeControlsAreRefusedAndEscaped) {
   // C1 controls (U+0085 NEL, U+009B CSI), bidirectional overrides and isolates (U+202E, U+2066),
   // marks (U+200F) and separators (U+2028): each reorders or breaks what a terminal shows.
-  EXPECT_EQ(printable("a\xc2\x85" "b\xc2\x9b" "c\xe2\x80\xae" "d\xe2\x81\xa6" "e\xe2\x80\x8f" "f\xe2\x80\xa8" "g\xd8\x9c"),
+  EXPECT_EQ(printable("a\xc2\x85"
+                      "b\xc2\x9b"
+                      "c\xe2\x80\xae"
+                      "d\xe2\x81\xa6"
+                      "e\xe2\x80\x8f"
+                      "f\xe2\x80\xa8"
+                      "g\xd8\x9c"),
             "a\\u0085b\\u009bc\\u202ed\\u2066e\\u200ff\\u2028g\\u061c");
   // Neighbours that are ordinary text are kept: U+00A0, U+2013 (en dash), U+2030 (per mille).
   EXPECT_EQ(printable("\xc2\xa0\xe2\x80\x93\xe2\x80\xb0"), "\xc2\xa0\xe2\x80\x93\xe2\x80\xb0");
@@ -246,8 +258,8 @@ TEST(HostileYaml, JsonBehindYamlCommentsIsReadAsJson) {
 }
 
 TEST(HostileYaml, ModestAliasesAreFine) {
-  const Config config = parse_config(
-      "strategy: s\nstrategies:\n  s: &p {alpha: 1, beta: {gamma: 2}}\n  t: *p\n", "config.yaml", "/");
+  const Config config =
+      parse_config("strategy: s\nstrategies:\n  s: &p {alpha: 1, beta: {gamma: 2}}\n  t: *p\n", "config.yaml", "/");
   EXPECT_EQ(config.strategy_params.at("t").values(), config.strategy_params.at("s").values());
   const Cluster cluster = parse_cluster(
       "tasks:\n  - {id: 0_0, partitions: [{topic: t, partition: 0, racks: &r [az1, az2]}]}\n"
@@ -279,9 +291,10 @@ TEST(ReaderScaling, PreviousByThreadIsLinearInTheClientsTasks) {
   for (int i = 0; i < kTasks; ++i) text += fmt::format("  - {{id: 0_{}}}\n", i);
   std::string list;
   for (int i = 0; i < kTasks; ++i) list += fmt::format("{}0_{}", i ? ", " : "", i);
-  text += fmt::format("clients:\n  - id: c\n    threads: 1\n    previous_active: [{}]\n"
-                      "    previous_by_thread: {{t0: {{active: [{}]}}}}\n",
-                      list, list);
+  text += fmt::format(
+      "clients:\n  - id: c\n    threads: 1\n    previous_active: [{}]\n"
+      "    previous_by_thread: {{t0: {{active: [{}]}}}}\n",
+      list, list);
   const Cluster cluster = parse_cluster(text, "c.yaml");
   EXPECT_EQ(cluster.clients[0].threads_history[0].previous_active.size(), static_cast<std::size_t>(kTasks));
   EXPECT_THAT(cluster_error("tasks: [{id: 0_0}, {id: 0_1}]\nclients:\n"
@@ -297,17 +310,16 @@ TEST(ReaderScaling, LongStoreListIsLinear) {
   std::string stores;
   for (int i = 0; i < kStores; ++i) stores += fmt::format("{}{{name: s{}, logged: false}}", i ? ", " : "", i);
   // The list in a value position (`stores: [...]`): yaml-cpp does not queue it (HostileYaml below).
-  const Cluster cluster =
-      parse_cluster(fmt::format("tasks:\n  - id: 0_0\n    stores: [{}]\nclients: [{{id: c, threads: 1}}]\n", stores),
-                    "c.yaml");
+  const Cluster cluster = parse_cluster(
+      fmt::format("tasks:\n  - id: 0_0\n    stores: [{}]\nclients: [{{id: c, threads: 1}}]\n", stores), "c.yaml");
   EXPECT_EQ(cluster.tasks[0].stores.size(), static_cast<std::size_t>(kStores));
-  const std::string repeated =
-      fmt::format("tasks:\n  - id: 0_0\n    stores:\n{}      - {{name: s7, logged: false}}\nclients: [{{id: c, threads: 1}}]\n",
-                  [] {
-                    std::string lines;
-                    for (int i = 0; i < 40; ++i) lines += fmt::format("      - {{name: s{}, logged: false}}\n", i);
-                    return lines;
-                  }());
+  const std::string repeated = fmt::format(
+      "tasks:\n  - id: 0_0\n    stores:\n{}      - {{name: s7, logged: false}}\nclients: [{{id: c, threads: 1}}]\n",
+      [] {
+        std::string lines;
+        for (int i = 0; i < 40; ++i) lines += fmt::format("      - {{name: s{}, logged: false}}\n", i);
+        return lines;
+      }());
   EXPECT_THAT(cluster_error(repeated), HasSubstr("duplicate store name 's7' (first at line 11)"));
   EXPECT_THAT(cluster_error("tasks: [{id: 0_0, stores: [{name: a, logged: false}, {name: a, logged: false}]}]\n"
                             "clients: [{id: c, threads: 1}]\n"),
@@ -331,12 +343,13 @@ TEST(OffsetOverflow, EndOffsetSumIsPinnedAtTheMaximum) {
   EXPECT_EQ(lags.lag(0, 0).offsets, 0);
   EXPECT_EQ(lags.lag(0, 1).offsets, max);
   // Three restores of 2^63-1 each: restore_offsets saturates at 2^64-1 rather than wrapping.
-  const Cluster three = parse_cluster(fmt::format("tasks:\n  - {{id: 0_0, stores: [{{name: a, changelog_end_offset: {0}}}]}}\n"
-                                                  "  - {{id: 0_1, stores: [{{name: a, changelog_end_offset: {0}}}]}}\n"
-                                                  "  - {{id: 0_2, stores: [{{name: a, changelog_end_offset: {0}}}]}}\n"
-                                                  "clients: [{{id: c, threads: 3}}]\n",
-                                                  max),
-                                      "c.yaml");
+  const Cluster three =
+      parse_cluster(fmt::format("tasks:\n  - {{id: 0_0, stores: [{{name: a, changelog_end_offset: {0}}}]}}\n"
+                                "  - {{id: 0_1, stores: [{{name: a, changelog_end_offset: {0}}}]}}\n"
+                                "  - {{id: 0_2, stores: [{{name: a, changelog_end_offset: {0}}}]}}\n"
+                                "clients: [{{id: c, threads: 3}}]\n",
+                                max),
+                    "c.yaml");
   const LagModel three_lags(three, AssignmentSettings{});
   Assignment all;
   all.actives = {{0, 0}, {1, 0}, {2, 0}};
@@ -356,7 +369,8 @@ TEST(HugeIds, SubTopologyNumbersNearTheMaximumCostNothing) {
   // The metrics used to size an array by the largest sub-topology number: 2147483647_0 overflowed
   // it (exit 1) and 1000000000_0 allocated 4 GB for a one-task cluster.
   const Cluster cluster = parse_cluster(
-      "tasks: [{id: 2147483647_0}, {id: 2147483647_1}, {id: 0_0}]\nclients: [{id: a, threads: 1}, {id: b, threads: 1}]\n",
+      "tasks: [{id: 2147483647_0}, {id: 2147483647_1}, {id: 0_0}]\nclients: [{id: a, threads: 1}, {id: b, threads: "
+      "1}]\n",
       "c.yaml");
   const LagModel lags(cluster, AssignmentSettings{});
   Assignment a;
@@ -377,10 +391,11 @@ TEST(ConfigLimits, DefaultsAndValues) {
   EXPECT_EQ(parse_config("strategy: s\nisolation: auto\n", "config.yaml", "/").isolation, IsolationMode::automatic);
   EXPECT_EQ(c.strategy_limits.time_ms, StrategyLimits{}.time_ms);
   EXPECT_FALSE(c.allow_unsafe_plugin_permissions);
-  c = parse_config("strategy: s\nisolation: process\nplugins: {allow_unsafe_permissions: true}\n"
-                   "limits: {time_ms: 1500, memory_mb: 512, max_file_mb: 2, max_tasks: 10, max_clients: 3,\n"
-                   "         max_threads_per_client: 4, max_total_threads: 5, max_id_length: 6}\n",
-                   "config.yaml", "/");
+  c = parse_config(
+      "strategy: s\nisolation: process\nplugins: {allow_unsafe_permissions: true}\n"
+      "limits: {time_ms: 1500, memory_mb: 512, max_file_mb: 2, max_tasks: 10, max_clients: 3,\n"
+      "         max_threads_per_client: 4, max_total_threads: 5, max_id_length: 6}\n",
+      "config.yaml", "/");
   EXPECT_EQ(c.isolation, IsolationMode::process);
   EXPECT_TRUE(c.allow_unsafe_plugin_permissions);
   EXPECT_EQ(c.strategy_limits.time_ms, 1500u);
@@ -394,8 +409,9 @@ TEST(ConfigLimits, DefaultsAndValues) {
 }
 
 TEST(ConfigLimits, StrictKeysWithSuggestions) {
-  EXPECT_THAT(config_error("strategy: s\nisolation: proces\n"),
-              AllOf(HasSubstr("isolation: 'proces' is not one of in_process, process"), HasSubstr("did you mean 'process'")));
+  EXPECT_THAT(
+      config_error("strategy: s\nisolation: proces\n"),
+      AllOf(HasSubstr("isolation: 'proces' is not one of in_process, process"), HasSubstr("did you mean 'process'")));
   EXPECT_THAT(config_error("strategy: s\nlimits: {time_m: 5}\n"), HasSubstr("did you mean 'time_ms'"));
   EXPECT_THAT(config_error("strategy: s\nlimits: {time_ms: 0}\n"), HasSubstr("limits.time_ms: must be >= 1, got 0"));
   EXPECT_THAT(config_error("strategy: s\nlimits: {memory_mb: 1}\n"), HasSubstr("limits.memory_mb: must be >= 16"));

@@ -27,11 +27,12 @@ constexpr const char* kB = "baf79be4-b6f4-4298-ad66-a02f36c92e87";
 enum class Version { v2_6, v2_7, v3_2 };
 
 // One ClientState as `version` printed it: tasks and maps as TreeSet / TreeMap.entrySet print.
-std::string client_state(Version v, const std::string& active, const std::string& standby, const std::string& prev_active,
-                         const std::string& prev_standby, const std::string& offsets, const std::string& lags,
-                         int capacity, int assigned, const std::string& tags = "") {
-  std::string s = fmt::format("[activeTasks: ([{}]) standbyTasks: ([{}]) prevActiveTasks: ([{}]) prevStandbyTasks: ([{}]) ",
-                              active, standby, prev_active, prev_standby);
+std::string client_state(Version v, const std::string& active, const std::string& standby,
+                         const std::string& prev_active, const std::string& prev_standby, const std::string& offsets,
+                         const std::string& lags, int capacity, int assigned, const std::string& tags = "") {
+  std::string s =
+      fmt::format("[activeTasks: ([{}]) standbyTasks: ([{}]) prevActiveTasks: ([{}]) prevStandbyTasks: ([{}]) ", active,
+                  standby, prev_active, prev_standby);
   if (v == Version::v2_6) s += "prevOwnedPartitionsByConsumerId: ([orders-0, orders-3]) ";
   s += fmt::format("changelogOffsetTotalsByTask: ([{}]) taskLagTotals: ([{}]) ", offsets, lags);
   if (v == Version::v3_2) s += fmt::format("clientTags: ([{}]) ", tags);
@@ -41,10 +42,10 @@ std::string client_state(Version v, const std::string& active, const std::string
 // Two clients, four tasks: 0_0 and 0_1 logged (end-offset sums 1000 and 500), 1_0 and 1_1 stateless.
 // a ran 0_0 (and 1_0) and has 0_1 at 450; b ran 0_1 (and 1_1) and has 0_0 at 700.
 std::string decided(Version v, const std::string& with = " with no followup probing rebalance.") {
-  const std::string a = client_state(v, "0_0, 1_0", "0_1", "0_0, 1_0", "0_1", "0_0=-2, 0_1=450", "0_0=-2, 0_1=50", 2, 3,
-                                     "zone=eu-1a");
-  const std::string b = client_state(v, "0_1, 1_1", "0_0", "0_1, 1_1", "0_0", "0_0=700, 0_1=-2", "0_0=300, 0_1=-2", 2, 3,
-                                     "zone=eu-1b");
+  const std::string a =
+      client_state(v, "0_0, 1_0", "0_1", "0_0, 1_0", "0_1", "0_0=-2, 0_1=450", "0_0=-2, 0_1=50", 2, 3, "zone=eu-1a");
+  const std::string b =
+      client_state(v, "0_1, 1_1", "0_0", "0_1, 1_1", "0_0", "0_0=700, 0_1=-2", "0_0=300, 0_1=-2", 2, 3, "zone=eu-1b");
   return fmt::format("Decided on assignment: {{{}={}, {}={}}}{}", kA, a, kB, b, with);
 }
 
@@ -75,17 +76,18 @@ TEST(DecidedMessage, BothSpellingsOfTheEnd) {
   // Kafka's releases: " with" + (p ? "" : " no"); unreleased code: " with " + (p ? "" : "no").
   EXPECT_TRUE(parse_decided_message(decided(Version::v3_2, " with followup probing rebalance.")).rebalance->probing);
   EXPECT_TRUE(parse_decided_message(decided(Version::v3_2, " with  followup probing rebalance.")).rebalance->probing);
-  EXPECT_FALSE(parse_decided_message(decided(Version::v3_2, " with no followup probing rebalance.")).rebalance->probing);
+  EXPECT_FALSE(
+      parse_decided_message(decided(Version::v3_2, " with no followup probing rebalance.")).rebalance->probing);
   EXPECT_FALSE(parse_decided_message(decided(Version::v3_2, " withno followup probing rebalance.")).rebalance->probing);
 }
 
 TEST(DecidedMessage, WhatCannotBeReadIsSaidNeverGuessed) {
   // A variant without lags (Kafka before 2.6, or unreleased): it cannot give the input.
-  const std::string no_lags =
-      fmt::format("Decided on assignment: {{{}=[activeTasks: ([0_0]) standbyTasks: ([]) prevActiveTasks: ([0_0]) "
-                  "prevStandbyTasks: ([]) changelogOffsetTotalsByTask: ([0_0=-2]) capacity: 1 assigned: 1]}} with no "
-                  "followup probing rebalance.",
-                  kA);
+  const std::string no_lags = fmt::format(
+      "Decided on assignment: {{{}=[activeTasks: ([0_0]) standbyTasks: ([]) prevActiveTasks: ([0_0]) "
+      "prevStandbyTasks: ([]) changelogOffsetTotalsByTask: ([0_0=-2]) capacity: 1 assigned: 1]}} with no "
+      "followup probing rebalance.",
+      kA);
   EXPECT_THAT(parse_decided_message(no_lags).problem, HasSubstr("unsupported: no lags"));
   // Cut in the middle (a log shipper's line limit).
   const std::string full = decided(Version::v3_2);
@@ -99,7 +101,8 @@ TEST(DecidedMessage, WhatCannotBeReadIsSaidNeverGuessed) {
   const std::string lags = "taskLagTotals: ([0_0=-2, 0_1=50]) ";
   reordered.erase(reordered.find(lags), lags.size());
   reordered.insert(reordered.find("activeTasks"), lags);
-  EXPECT_THAT(parse_decided_message(reordered).problem, HasSubstr("unknown ClientState variant (fields taskLagTotals, activeTasks"));
+  EXPECT_THAT(parse_decided_message(reordered).problem,
+              HasSubstr("unknown ClientState variant (fields taskLagTotals, activeTasks"));
   // Garbled values.
   std::string garbled = full;
   garbled.replace(garbled.find("0_1=50"), 6, "0_1=5x");
@@ -122,13 +125,15 @@ TEST(DecidedMessage, WhatCannotBeReadIsSaidNeverGuessed) {
   EXPECT_THAT(parse_decided_message(bad_task).problem, HasSubstr("garbled: 'x_0' is not a task id"));
   std::string not_uuid = full;
   not_uuid.replace(not_uuid.find(kB), std::string(kB).size(), "b\xff\nnot-a-uuid");
-  EXPECT_THAT(parse_decided_message(not_uuid).problem, HasSubstr("garbled: process id 'b\\xff\\nnot-a-uuid' is not a UUID"));
+  EXPECT_THAT(parse_decided_message(not_uuid).problem,
+              HasSubstr("garbled: process id 'b\\xff\\nnot-a-uuid' is not a UUID"));
   std::string bad_tag = full;
   bad_tag.replace(bad_tag.find("zone=eu-1a"), 10, "zone=eu\x01a");
   EXPECT_THAT(parse_decided_message(bad_tag).problem, HasSubstr("garbled: clientTags entry"));
   std::string named = full;
   named.replace(named.find("[0_0, 1_0]"), 10, "[0_0, app__1_0]");
-  EXPECT_THAT(parse_decided_message(named).problem, HasSubstr("unsupported: task 'app__1_0' belongs to a named topology"));
+  EXPECT_THAT(parse_decided_message(named).problem,
+              HasSubstr("unsupported: task 'app__1_0' belongs to a named topology"));
 }
 
 // ---- layouts ----
@@ -171,7 +176,8 @@ TEST(DecidedLine, JsonLinesWithTheMessageInAField) {
   // whole text line in "log".
   std::string escaped;
   for (char c : decided(Version::v3_2)) escaped += c == '"' ? std::string("\\\"") : std::string(1, c);
-  const std::string logstash = "{\"@timestamp\":\"2026-11-20T09:20:02.771Z\",\"@version\":\"1\",\"message\":\"" + escaped +
+  const std::string logstash = "{\"@timestamp\":\"2026-11-20T09:20:02.771Z\",\"@version\":\"1\",\"message\":\"" +
+                               escaped +
                                "\",\"logger_name\":\"o.a.k.s.p.i.a.HighAvailabilityTaskAssignor\",\"level\":\"INFO\","
                                "\"HOSTNAME\":\"x\",\"host\":\"orders-2\"}";
   auto found = find_decided_line(logstash);
@@ -191,7 +197,8 @@ TEST(DecidedLine, JsonLinesWithTheMessageInAField) {
 TEST(StreamsConfigDump, TheAssignmentSettingsAreRead) {
   EXPECT_TRUE(starts_streams_config_dump("[2026-11-20 09:00:00,001] INFO StreamsConfig values: "));
   const auto entries = streams_config_entries(
-      "StreamsConfig values: \n\tacceptable.recovery.lag = 20000\n\tapplication.id = orders\n\tnum.standby.replicas = 2\n"
+      "StreamsConfig values: \n\tacceptable.recovery.lag = 20000\n\tapplication.id = orders\n\tnum.standby.replicas = "
+      "2\n"
       "\track.aware.assignment.tags = [zone, rack]\n");
   ASSERT_EQ(entries.size(), 3u);
   StreamsSettings s;
@@ -204,14 +211,16 @@ TEST(StreamsConfigDump, TheAssignmentSettingsAreRead) {
     apply_streams_property(bad, "probing.rebalance.interval.ms", "1000", "app.properties:4");
     ADD_FAILURE() << "accepted";
   } catch (const std::exception& e) {
-    EXPECT_THAT(e.what(), HasSubstr("app.properties:4: probing.rebalance.interval.ms = 1000: expected an integer from 60000"));
+    EXPECT_THAT(e.what(),
+                HasSubstr("app.properties:4: probing.rebalance.interval.ms = 1000: expected an integer from 60000"));
   }
   try {
     apply_streams_property(bad, "probing.rebalance.interval.ms", "9223372036854775000", "app.properties:5");
     ADD_FAILURE() << "accepted an interval past 2^40 ms";
   } catch (const std::exception& e) {
-    EXPECT_THAT(e.what(), HasSubstr("app.properties:5: probing.rebalance.interval.ms = 9223372036854775000: expected an "
-                                    "integer from 60000 to 1099511627776"));
+    EXPECT_THAT(e.what(),
+                HasSubstr("app.properties:5: probing.rebalance.interval.ms = 9223372036854775000: expected an "
+                          "integer from 60000 to 1099511627776"));
   }
 }
 
@@ -264,9 +273,8 @@ TEST(Reconstruct, AnOffsetSumAboveTheEndIsKafkasCorruptStateRule) {
   // Kafka prints the whole end-offset sum as the lag of a client whose offset sum is above it:
   // a (offset 9000, lag 1000) allows 10000 or 1000; b (no state, lag 1000) only 1000.
   const TaskId t{0, 0};
-  const auto r = reconstruct(group({client(kA, {t}, {}, {{t, 9000}}, {{t, 1000}}),
-                                    client(kB, {}, {}, {}, {{t, 1000}})}),
-                             {}, true);
+  const auto r = reconstruct(
+      group({client(kA, {t}, {}, {{t, 9000}}, {{t, 1000}}), client(kB, {}, {}, {}, {{t, 1000}})}), {}, true);
   EXPECT_EQ(r.cluster.tasks[0].end_offset_sum, 1000);
   EXPECT_THAT(r.notes, IsEmpty());
   // Alone, a allows both; Kafka warns whenever an offset sum is above the end, so without its
@@ -275,8 +283,11 @@ TEST(Reconstruct, AnOffsetSumAboveTheEndIsKafkasCorruptStateRule) {
   EXPECT_EQ(alone.cluster.tasks[0].end_offset_sum, 10000);
   EXPECT_THAT(alone.notes, IsEmpty());
   const auto warning = corrupt_end_warning(
-      std::string("[2026-11-20 09:20:02,700] WARN Task 0_0 had endOffsetSum=1000 smaller than offsetSum=9000 on member ") +
-      kA + ". This probably means the task is corrupted, ... (org.apache.kafka.streams.processor.internals.assignment.ClientState)");
+      std::string(
+          "[2026-11-20 09:20:02,700] WARN Task 0_0 had endOffsetSum=1000 smaller than offsetSum=9000 on member ") +
+      kA +
+      ". This probably means the task is corrupted, ... "
+      "(org.apache.kafka.streams.processor.internals.assignment.ClientState)");
   ASSERT_TRUE(warning);
   EXPECT_EQ(warning->second, 1000);
   const auto warned = reconstruct(group({client(kA, {t}, {}, {{t, 9000}}, {{t, 1000}})}), {}, true, {*warning});
@@ -306,17 +317,16 @@ TEST(Reconstruct, WarmupsAreTheCopiesBeyondTheStandbysOnTheClientsFurthestBehind
   s.num_standby_replicas = 1;
   s.acceptable_recovery_lag = 100;
   const auto r = reconstruct(group({client(kA, {t}, {}, {{t, -2}}, {{t, -2}}),
-                                    client(kB, {}, {t}, {{t, 980}}, {{t, 20}}),
-                                    client(kC, {}, {t}, {}, {{t, 1000}})}),
+                                    client(kB, {}, {t}, {{t, 980}}, {{t, 20}}), client(kC, {}, {t}, {}, {{t, 1000}})}),
                              s, true);
   ASSERT_EQ(r.kafka.warmups.size(), 1u);
   EXPECT_EQ(r.cluster.clients[r.kafka.warmups[0].client].id, kC);
   ASSERT_EQ(r.kafka.standbys.size(), 1u);
   EXPECT_EQ(r.cluster.clients[r.kafka.standbys[0].client].id, kB);
   // Not given, the standby count is what most tasks with a changelog have, and said as inferred.
-  const auto inferred = reconstruct(group({client(kA, {t}, {}, {{t, -2}}, {{t, -2}}),
-                                           client(kB, {}, {t}, {{t, 980}}, {{t, 20}})}),
-                                    {}, /*settings_given=*/false);
+  const auto inferred =
+      reconstruct(group({client(kA, {t}, {}, {{t, -2}}, {{t, -2}}), client(kB, {}, {t}, {{t, 980}}, {{t, 20}})}), {},
+                  /*settings_given=*/false);
   EXPECT_TRUE(inferred.standbys_inferred);
   EXPECT_EQ(inferred.num_standby_replicas, 1u);
   EXPECT_TRUE(inferred.kafka.warmups.empty());
@@ -329,9 +339,8 @@ TEST(Reconstruct, TheBridgesFallbackLineIsReadFromItsLagsExactly) {
   // 0_1 (its lag is the whole sum); b nothing for 0_0 and 400 - 100 = 300 for 0_1.
   const std::string a = client_state(Version::v3_2, "0_0", "", "0_0", "", "", "0_0=-2, 0_1=400", 1, 1);
   const std::string b = client_state(Version::v3_2, "0_1", "0_0", "0_1", "", "", "0_0=1000, 0_1=100", 1, 2);
-  const ParsedDecided p =
-      parse_decided_message(fmt::format("Decided on assignment: {{{}={}, {}={}}} with no followup probing rebalance.",
-                                        kA, a, kB, b));
+  const ParsedDecided p = parse_decided_message(
+      fmt::format("Decided on assignment: {{{}={}, {}={}}} with no followup probing rebalance.", kA, a, kB, b));
   ASSERT_TRUE(p.rebalance) << p.problem;
   AssignmentSettings s;
   s.num_standby_replicas = 1;

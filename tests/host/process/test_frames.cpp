@@ -29,7 +29,8 @@ TEST(Frames, EncodeRefusesWordsThatWouldBreakTheHeader) {
 
 TEST(Frames, AStreamFedOneByteAtATimeGivesTheSameFrames) {
   const std::string payload("binary\0\n\xff payload", 18);
-  const std::string stream = encode_frame({"one"}, "") + encode_frame({"two", "x"}, payload) + encode_frame({"three"}, "3");
+  const std::string stream =
+      encode_frame({"one"}, "") + encode_frame({"two", "x"}, payload) + encode_frame({"three"}, "3");
   FrameReader reader;
   std::vector<Frame> frames;
   for (char c : stream) {

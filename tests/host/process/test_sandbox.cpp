@@ -81,7 +81,8 @@ TEST(Sandbox, SignalsReachOnlyTheChildsOwnGroupAndItself) {
       {"pidfd_open the host", [host] { return ::syscall(SYS_pidfd_open, host, 0); }},
       {"setpgid into the host's group", [host] { return static_cast<long>(::setpgid(0, ::getpgid(host))); }},
       {"setpgid(0, 0)", [] { return static_cast<long>(::setpgid(0, 0)); }},
-      {"F_SETOWN the host", [host] {
+      {"F_SETOWN the host",
+       [host] {
          int pair[2];
          if (::pipe(pair) != 0) return -1L;
          return static_cast<long>(::fcntl(pair[0], F_SETOWN, host));
@@ -93,10 +94,10 @@ TEST(Sandbox, SignalsReachOnlyTheChildsOwnGroupAndItself) {
   EXPECT_EQ(r.at("tgkill itself"), 0);
   EXPECT_EQ(r.at("raise SIGCHLD"), 0);
   EXPECT_EQ(r.at("setpgid(0, 0)"), 0);  // a group of its own (it leads one already)
-  for (const char* refused : {"kill the host", "kill the host's group", "kill everyone", "kill pid 1", "kill itself - 1",
-                              "kill itself + 1", "kill the host, upper bits set", "tgkill the host", "tkill itself",
-                              "sigqueue the host", "pidfd_open the host", "setpgid into the host's group",
-                              "F_SETOWN the host"})
+  for (const char* refused :
+       {"kill the host", "kill the host's group", "kill everyone", "kill pid 1", "kill itself - 1", "kill itself + 1",
+        "kill the host, upper bits set", "tgkill the host", "tkill itself", "sigqueue the host", "pidfd_open the host",
+        "setpgid into the host's group", "F_SETOWN the host"})
     EXPECT_EQ(r.at(refused), EPERM) << refused;
 }
 
@@ -108,21 +109,25 @@ TEST(Sandbox, TheHostsMemoryDescriptorsAndLimitsAreOutOfReach) {
       {"open the host's fd 1", [fd1] { return static_cast<long>(::open(fd1.c_str(), O_WRONLY)); }},
       {"open the host's memory", [mem] { return static_cast<long>(::open(mem.c_str(), O_RDWR)); }},
       {"ptrace the host", [host] { return ::ptrace(PTRACE_SEIZE, host, nullptr, nullptr); }},
-      {"process_vm_writev", [host] {
+      {"process_vm_writev",
+       [host] {
          char byte = 0;
          iovec local{&byte, 1}, remote{&byte, 1};
          return static_cast<long>(::process_vm_writev(host, &local, 1, &remote, 1, 0));
        }},
-      {"prlimit the host", [host] {
+      {"prlimit the host",
+       [host] {
          rlimit none{0, 0};
          return static_cast<long>(::prlimit(host, RLIMIT_NOFILE, &none, nullptr));
        }},
-      {"prlimit itself", [] {
+      {"prlimit itself",
+       [] {
          rlimit files{};
          return static_cast<long>(::prlimit(0, RLIMIT_NOFILE, nullptr, &files));
        }},
       {"a descriptor above 3", [] { return static_cast<long>(::fcntl(4, F_GETFD)); }},
-      {"read standard input", [] {
+      {"read standard input",
+       [] {
          char c;
          return static_cast<long>(::read(STDIN_FILENO, &c, 1));  // /dev/null: 0 bytes
        }},
@@ -159,7 +164,8 @@ TEST(Sandbox, WithoutItTheSameChildReachesTheHost) {
   // The control: the calls above are refused by the sandbox, not by something else of the test's.
   const pid_t host = ::getpid();
   const auto r = attempts_in_sandbox({{"kill the host", [host] { return ::kill(host, 0); }},
-                                      {"prlimit the host", [host] {
+                                      {"prlimit the host",
+                                       [host] {
                                          rlimit files{};
                                          return static_cast<long>(::prlimit(host, RLIMIT_NOFILE, nullptr, &files));
                                        }}},

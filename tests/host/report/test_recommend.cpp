@@ -30,8 +30,7 @@ TEST(Recommend, NeverConvergingCandidatesDoNotQualifyWhileOneDoes) {
 TEST(Recommend, TiesThatAreEveryCombinationAreNamedByTheirValues) {
   std::vector<Candidate> c;
   for (const char* w : {"1", "2", "4"})
-    for (const char* r : {"100", "200"})
-      c.push_back({std::string("w=") + w + ", r=" + r + ", strategy=s", {10, 0}});
+    for (const char* r : {"100", "200"}) c.push_back({std::string("w=") + w + ", r=" + r + ", strategy=s", {10, 0}});
   EXPECT_EQ(recommendation_line("x", c, costs_of), "x: w=1|2|4, r=100|200, strategy=s (10)");
 }
 

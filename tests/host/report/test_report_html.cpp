@@ -7,15 +7,15 @@
 #include <limits>
 #include <string>
 
-#include "assignor/host/report/report_html.hpp"
 #include "../xml_check.hpp"
+#include "assignor/host/report/report_html.hpp"
 
 namespace assignor::host {
 namespace {
 
+using test::check_xml;
 using ::testing::HasSubstr;
 using ::testing::Not;
-using test::check_xml;
 
 TEST(EscapeXml, EscapesMarkupCharacters) {
   EXPECT_EQ(escape_xml("a<b>&\"c'"), "a&lt;b&gt;&amp;&quot;c&#39;");
@@ -25,11 +25,15 @@ TEST(EscapeXml, EscapesMarkupCharacters) {
 TEST(EscapeXml, KeepsValidUtf8AndReplacesInvalidBytesAndControls) {
   EXPECT_EQ(escape_xml("caf\xC3\xA9 \xE2\x80\xA6 \xF0\x9F\x98\x80"), "caf\xC3\xA9 \xE2\x80\xA6 \xF0\x9F\x98\x80");
   const std::string replacement = "\xEF\xBF\xBD";
-  EXPECT_EQ(escape_xml("a\x01" "b"), "a" + replacement + "b");                // C0 control
-  EXPECT_EQ(escape_xml("\xC3"), replacement);                                 // truncated sequence
-  EXPECT_EQ(escape_xml("\xC0\xAF"), replacement + replacement);               // overlong '/'
+  EXPECT_EQ(escape_xml("a\x01"
+                       "b"),
+            "a" + replacement + "b");                                              // C0 control
+  EXPECT_EQ(escape_xml("\xC3"), replacement);                                      // truncated sequence
+  EXPECT_EQ(escape_xml("\xC0\xAF"), replacement + replacement);                    // overlong '/'
   EXPECT_EQ(escape_xml("\xED\xA0\x80"), replacement + replacement + replacement);  // surrogate
-  EXPECT_EQ(escape_xml("\xFF" "x"), replacement + "x");
+  EXPECT_EQ(escape_xml("\xFF"
+                       "x"),
+            replacement + "x");
   EXPECT_EQ(escape_xml("\xEF\xBF\xBE"), replacement + replacement + replacement);  // U+FFFE: not an XML char
 }
 
@@ -69,7 +73,11 @@ TEST(RenderHtml, PageParsesAsXmlWithOneSvgPerChart) {
   timings.bars[0][0].low = 10.0;
   timings.bars[0][0].high = 14.5;
   page.sections.emplace_back(timings);
-  page.sections.emplace_back(LineChart{"moves", "per round", "round", "tasks", {1, 2, 3},
+  page.sections.emplace_back(LineChart{"moves",
+                                       "per round",
+                                       "round",
+                                       "tasks",
+                                       {1, 2, 3},
                                        {{"active_moves", {5.0, std::nullopt, 0.0}}, {"warmups", {2.0, 2.0, 0.0}}}});
   page.sections.emplace_back(HtmlTable{"rows", {"a", "b<"}, {{"1", "x & y"}, {"2", "\xFF"}}, {true}, {false, true}});
   page.sections.emplace_back(Paragraph{"the end </body>"});
@@ -121,8 +129,9 @@ TEST(RenderSvg, DegenerateChartsStayWellFormed) {
 }
 
 TEST(RenderSvg, AllZeroLineChartIsOneLineOfText) {
-  LineChart zeros{"copies", "warmups per round", "hours", "copies", {0, 0.5, 1},
-                  {{"warmups", {0.0, 0.0, std::nullopt}}, {"stale_standbys", {0.0, 0.0, 0.0}}}};
+  LineChart zeros{"copies",    "warmups per round",
+                  "hours",     "copies",
+                  {0, 0.5, 1}, {{"warmups", {0.0, 0.0, std::nullopt}}, {"stale_standbys", {0.0, 0.0, 0.0}}}};
   const std::string svg = render_svg(zeros);
   EXPECT_EQ(check_xml(svg).problem, "");
   EXPECT_THAT(svg, HasSubstr("warmups, stale_standbys: 0 at every point (hours)"));

@@ -10,15 +10,15 @@
 #include <string>
 #include <vector>
 
-#include "assignor/host/formats/cluster_writer.hpp"
-#include "assignor/errors.hpp"
-#include "assignor/host/report/compare_output.hpp"
-#include "assignor/host/formats/config_reader.hpp"
-#include "assignor/host/plugins/plugin_registry.hpp"
-#include "assignor/scenario.hpp"
-#include "cluster_builder.hpp"
 #include "../test_files.hpp"
 #include "../xml_check.hpp"
+#include "assignor/errors.hpp"
+#include "assignor/host/formats/cluster_writer.hpp"
+#include "assignor/host/formats/config_reader.hpp"
+#include "assignor/host/plugins/plugin_registry.hpp"
+#include "assignor/host/report/compare_output.hpp"
+#include "assignor/scenario.hpp"
+#include "cluster_builder.hpp"
 #include "with_plugins.hpp"
 
 namespace assignor::host {
@@ -132,7 +132,9 @@ TEST_F(Compare, UnknownEndOffsetsSayWhichStrategyRan) {
   const Cluster c = testing::ClusterBuilder()
                         .stateful("0_0", 1000)
                         .end_offsets_unknown()
-                        .client("a").previous_active({"0_0"}).offsets({{"0_0", -2}})
+                        .client("a")
+                        .previous_active({"0_0"})
+                        .offsets({{"0_0", -2}})
                         .client("b")
                         .build();
   CompareOptions options;
@@ -155,9 +157,12 @@ std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char ch = text[i];
     if (quoted) {
-      if (ch == '"' && i + 1 < text.size() && text[i + 1] == '"') field += '"', ++i;
-      else if (ch == '"') quoted = false;
-      else field += ch;
+      if (ch == '"' && i + 1 < text.size() && text[i + 1] == '"')
+        field += '"', ++i;
+      else if (ch == '"')
+        quoted = false;
+      else
+        field += ch;
     } else if (ch == '"') {
       quoted = in_field = true;
     } else if (ch == ',') {
@@ -212,10 +217,10 @@ TEST_F(Compare, OutputsCarryEveryRowAndParseBack) {
   auto col = [&](const std::string& name) {
     return static_cast<std::size_t>(std::find(header.begin(), header.end(), name) - header.begin());
   };
-  for (const char* name : {"scenario", "strategy", "status", "active_moves", "restoring_actives", "cold_actives",
-                           "warmups", "standbys", "standby_shortfall", "active_load_spread", "total_load_spread",
-                           "max_subtopology_skew", "cross_rack_traffic", "restore_offsets", "probing_rebalance",
-                           "assign_ms_median", "assign_ms_min", "assign_ms_max", "error"})
+  for (const char* name :
+       {"scenario", "strategy", "status", "active_moves", "restoring_actives", "cold_actives", "warmups", "standbys",
+        "standby_shortfall", "active_load_spread", "total_load_spread", "max_subtopology_skew", "cross_rack_traffic",
+        "restore_offsets", "probing_rebalance", "assign_ms_median", "assign_ms_min", "assign_ms_max", "error"})
     EXPECT_LT(col(name), header.size()) << name;
   EXPECT_EQ(rows[4][col("scenario")], "rolling, \"restart\"");
   EXPECT_EQ(rows[2][col("status")], "failed");

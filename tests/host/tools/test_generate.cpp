@@ -15,9 +15,9 @@
 #include <string>
 #include <vector>
 
-#include "assignor/host/formats/cluster_writer.hpp"
 #include "assignor/errors.hpp"
 #include "assignor/host/formats/cluster_reader.hpp"
+#include "assignor/host/formats/cluster_writer.hpp"
 #include "assignor/scenario.hpp"
 
 namespace assignor {
@@ -54,9 +54,7 @@ std::optional<std::int64_t> reported(const Client& c, TaskIndex t) {
   return std::nullopt;
 }
 
-bool holds(const std::vector<TaskIndex>& list, TaskIndex t) {
-  return std::binary_search(list.begin(), list.end(), t);
-}
+bool holds(const std::vector<TaskIndex>& list, TaskIndex t) { return std::binary_search(list.begin(), list.end(), t); }
 
 bool has_history(const Client& c) {
   return !c.previous_active.empty() || !c.previous_standby.empty() || !c.offset_sums.empty();
@@ -96,8 +94,8 @@ TEST(SplitMix64, BelowAndBetweenStayInRange) {
 // ---- the spec --------------------------------------------------------------------------------
 
 TEST(ScenarioKind, ParsesAndFormats) {
-  for (auto kind : {ScenarioKind::fresh, ScenarioKind::scale_out, ScenarioKind::scale_in,
-                    ScenarioKind::rolling_restart})
+  for (auto kind :
+       {ScenarioKind::fresh, ScenarioKind::scale_out, ScenarioKind::scale_in, ScenarioKind::rolling_restart})
     EXPECT_EQ(parse_scenario_kind(to_string(kind)), kind);
   EXPECT_EQ(to_string(ScenarioKind::rolling_restart), "rolling-restart");
   EXPECT_EQ(parse_scenario_kind("scale_out"), ScenarioKind::scale_out);
@@ -128,15 +126,14 @@ TEST(ScenarioSpec, NonsenseIsAnInputErrorNamingTheField) {
   spec = spec_of(ScenarioKind::fresh);
   spec.racks = 1001;
   EXPECT_THAT(input_error(spec), HasSubstr("racks must be between 0 and 1000"));
-  EXPECT_THAT(input_error(spec_of(ScenarioKind::scale_out, 1)),
-              HasSubstr("scale-out needs at least 2 clients"));
+  EXPECT_THAT(input_error(spec_of(ScenarioKind::scale_out, 1)), HasSubstr("scale-out needs at least 2 clients"));
 }
 
 // ---- determinism -----------------------------------------------------------------------------
 
 TEST(GenerateCluster, SameSpecSameBytesOtherSeedOtherBytes) {
-  for (auto kind : {ScenarioKind::fresh, ScenarioKind::scale_out, ScenarioKind::scale_in,
-                    ScenarioKind::rolling_restart}) {
+  for (auto kind :
+       {ScenarioKind::fresh, ScenarioKind::scale_out, ScenarioKind::scale_in, ScenarioKind::rolling_restart}) {
     auto spec = spec_of(kind);
     spec.racks = 3;
     const std::string first = cluster_to_json(generate_cluster(spec));
@@ -186,7 +183,8 @@ TEST(GenerateCluster, StatefulFractionIsRespected) {
     const Cluster c = generate_cluster(spec);
     EXPECT_EQ(stateful_subtopologies(c), static_cast<std::size_t>(20 * fraction + 0.5)) << fraction;
     // Every partition of a sub-topology has the same stores.
-    for (std::size_t t = 0; t + 1 < c.tasks.size(); t += 2) EXPECT_EQ(c.tasks[t].stores.size(), c.tasks[t + 1].stores.size());
+    for (std::size_t t = 0; t + 1 < c.tasks.size(); t += 2)
+      EXPECT_EQ(c.tasks[t].stores.size(), c.tasks[t + 1].stores.size());
   }
 }
 
@@ -271,9 +269,12 @@ TEST(GenerateCluster, ScaleOutAddsEmptyClientsToABalancedCaughtUpGroup) {
       ASSERT_TRUE(sum.has_value());
       const std::int64_t lag = c.tasks[t].end_offset_sum - *sum;
       EXPECT_GE(lag, 0);
-      if (lag <= 5000) ++near;
-      else if (lag >= 10001 && *sum >= 0) ++far;
-      else ADD_FAILURE() << "lag " << lag;
+      if (lag <= 5000)
+        ++near;
+      else if (lag >= 10001 && *sum >= 0)
+        ++far;
+      else
+        ADD_FAILURE() << "lag " << lag;
     }
   }
   EXPECT_GT(near, 0u);
@@ -283,7 +284,7 @@ TEST(GenerateCluster, ScaleOutAddsEmptyClientsToABalancedCaughtUpGroup) {
 
 TEST(GenerateCluster, StandbysAreOnOtherClientsAndCappedByTheGroup) {
   auto spec = spec_of(ScenarioKind::scale_out, 4);  // 3 previous members, one new client
-  spec.standbys = 5;                                 // but only 2 other members
+  spec.standbys = 5;                                // but only 2 other members
   const Cluster c = generate_cluster(spec);
   for (TaskIndex t = 0; t < c.tasks.size(); ++t) {
     std::size_t copies = 0;
@@ -506,8 +507,8 @@ void expect_same_cluster(const Cluster& a, const Cluster& b) {
 }
 
 TEST(ToJson, GeneratedFilesReadBackIntoTheSameCluster) {
-  for (auto kind : {ScenarioKind::fresh, ScenarioKind::scale_out, ScenarioKind::scale_in,
-                    ScenarioKind::rolling_restart}) {
+  for (auto kind :
+       {ScenarioKind::fresh, ScenarioKind::scale_out, ScenarioKind::scale_in, ScenarioKind::rolling_restart}) {
     for (std::uint32_t racks : {0u, 2u, 5u}) {
       SCOPED_TRACE(std::string(to_string(kind)) + " racks " + std::to_string(racks));
       auto spec = spec_of(kind, 13, 99);

@@ -11,14 +11,14 @@
 #include <string>
 #include <vector>
 
+#include "../test_files.hpp"
+#include "../xml_check.hpp"
 #include "assignor/errors.hpp"
 #include "assignor/host/plugins/plugin_registry.hpp"
 #include "assignor/host/report/progress.hpp"
-#include "assignor/host/run/runner.hpp"
 #include "assignor/host/report/simulation_output.hpp"
+#include "assignor/host/run/runner.hpp"
 #include "cluster_builder.hpp"
-#include "../test_files.hpp"
-#include "../xml_check.hpp"
 #include "with_plugins.hpp"
 
 namespace assignor::host {
@@ -150,11 +150,17 @@ Cluster steady_three() {
   testing::ClusterBuilder b;
   for (int p = 0; p < 6; ++p) b.stateful("0_" + std::to_string(p), 50000);
   for (int p = 0; p < 3; ++p) b.stateless("1_" + std::to_string(p));
-  b.client("a").previous_active({"0_0", "0_1", "1_0"}).previous_standby({"0_2", "0_3"})
+  b.client("a")
+      .previous_active({"0_0", "0_1", "1_0"})
+      .previous_standby({"0_2", "0_3"})
       .offsets({{"0_0", -2}, {"0_1", -2}, {"0_2", 50000}, {"0_3", 50000}});
-  b.client("b").previous_active({"0_2", "0_3", "1_1"}).previous_standby({"0_4", "0_5"})
+  b.client("b")
+      .previous_active({"0_2", "0_3", "1_1"})
+      .previous_standby({"0_4", "0_5"})
       .offsets({{"0_2", -2}, {"0_3", -2}, {"0_4", 50000}, {"0_5", 50000}});
-  b.client("c").previous_active({"0_4", "0_5", "1_2"}).previous_standby({"0_0", "0_1"})
+  b.client("c")
+      .previous_active({"0_4", "0_5", "1_2"})
+      .previous_standby({"0_0", "0_1"})
       .offsets({{"0_4", -2}, {"0_5", -2}, {"0_0", 50000}, {"0_1", 50000}});
   return b.build();
 }
@@ -237,7 +243,8 @@ TEST_F(Simulation, WarmupsThatCannotCatchUpNeverConverge) {
   SimulationOptions options;
   options.max_rounds = 6;
   options.catch_up = 0;
-  const SimulationResult r = simulate(*registry_, config("high_availability"), one_client_group().client("beta").build(), options);
+  const SimulationResult r =
+      simulate(*registry_, config("high_availability"), one_client_group().client("beta").build(), options);
   EXPECT_FALSE(r.summary.converged);
   EXPECT_FALSE(r.summary.stalled);
   EXPECT_EQ(r.summary.rounds, 6u);
@@ -258,7 +265,7 @@ TEST_F(Simulation, RestartKeepingOrLosingState) {
   EXPECT_THAT(a.threads_history, IsEmpty());
   ASSERT_FALSE(a.offset_sums.empty());
   for (const auto& sum : a.offset_sums) {
-    EXPECT_NE(sum.sum, kRunningOffsetSum);  // nothing is running after a restart
+    EXPECT_NE(sum.sum, kRunningOffsetSum);                       // nothing is running after a restart
     EXPECT_EQ(sum.sum, s.tasks[sum.task].end_offset_sum - 100);  // behind by this round's new data
   }
   // With its state wiped, b is a new process (Kafka's protocol): it comes back as b~1, with nothing.
@@ -276,8 +283,8 @@ TEST_F(Simulation, RestartKeepingOrLosingState) {
 }
 
 TEST_F(Simulation, AnUnbalancedAssignmentThatRepeatsWithoutProbingStalls) {
-  const Cluster c = testing::ClusterBuilder().stateless("0_0").stateless("0_1").stateless("0_2")
-                        .client("a").client("b").build();
+  const Cluster c =
+      testing::ClusterBuilder().stateless("0_0").stateless("0_1").stateless("0_2").client("a").client("b").build();
   // Kafka's protocol: no probing, no revocation, no event: no rebalance ever comes, so the group
   // stays unbalanced after round 1.
   const SimulationResult k = simulate(*registry_, config("test_trivial_valid"), c, {});
@@ -315,8 +322,8 @@ TEST_F(Simulation, AnUnbalancedAssignmentThatRepeatsWithoutProbingStalls) {
 // restoring task-time 0 + 0 + 900 s + 300 s + 0 = 1,200 s: exactly the 120,000 offsets at 100/s,
 // which are the offsets replayed (90,000 in round 3, 30,000 in round 4).
 TEST_F(Simulation, TimeModelByHand_EventsRebalanceAtOnceAndRestoringIsCountedUntilDone) {
-  const Cluster c = testing::ClusterBuilder().stateful("0_0", 90000).stateful("0_1", 30000).stateless("1_0")
-                        .client("a").build();
+  const Cluster c =
+      testing::ClusterBuilder().stateful("0_0", 90000).stateful("0_1", 30000).stateless("1_0").client("a").build();
   SimulationOptions options;
   options.protocol = Protocol::rounds;
   options.restore_rate = 100;
@@ -364,9 +371,14 @@ TEST_F(Simulation, TimeModelByHand_EventsRebalanceAtOnceAndRestoringIsCountedUnt
 //   round 1 at 5 s, round 2 at 5 + 600 + 5 = 610 s, round 3 at 610 + 600 + 5 = 1,215 s.
 // No active ever restores: alpha runs its tasks, b takes one only once caught up.
 TEST_F(Simulation, TimeModelByHand_WarmupsRestoreOneProbingIntervalPerRound) {
-  const Cluster c = testing::ClusterBuilder().stateful("0_0", 100000).stateful("0_1", 100000)
-                        .client("alpha").previous_active({"0_0", "0_1"}).offsets({{"0_0", -2}, {"0_1", -2}})
-                        .client("beta").build();
+  const Cluster c = testing::ClusterBuilder()
+                        .stateful("0_0", 100000)
+                        .stateful("0_1", 100000)
+                        .client("alpha")
+                        .previous_active({"0_0", "0_1"})
+                        .offsets({{"0_0", -2}, {"0_1", -2}})
+                        .client("beta")
+                        .build();
   SimulationOptions options;
   options.protocol = Protocol::rounds;
   options.restore_rate = 100;
@@ -418,9 +430,12 @@ TEST_F(Simulation, ProbingEveryRoundRunsToTheLimitAndPendingEventsKeepItGoing) {
 
 TEST_F(Simulation, UnknownEndOffsetsHoldForTheFirstRoundOnly) {
   const Cluster c = testing::ClusterBuilder()
-                        .stateful("0_0", 1000).stateful("0_1", 1000)
+                        .stateful("0_0", 1000)
+                        .stateful("0_1", 1000)
                         .end_offsets_unknown()
-                        .client("a").previous_active({"0_0", "0_1"}).offsets({{"0_0", -2}, {"0_1", -2}})
+                        .client("a")
+                        .previous_active({"0_0", "0_1"})
+                        .offsets({{"0_0", -2}, {"0_1", -2}})
                         .client("b")
                         .build();
   const SimulationResult r = simulate(*registry_, config("high_availability"), c, {});
@@ -444,8 +459,10 @@ TEST_F(Simulation, EventsThatCannotApplyAreErrorsBeforeRoundOne) {
     return std::string("no error");
   };
   EXPECT_THAT(error_of({join(2, "a")}), HasSubstr("test: round 2: client 'a' joins but is already in the group"));
-  EXPECT_THAT(error_of({leave(1, "zz")}), HasSubstr("client 'zz' leaves but is not in the group (members then: a, b, c)"));
-  EXPECT_THAT(error_of({leave(1, "a"), restart(2, "a", true)}), HasSubstr("client 'a' restarts but is not in the group"));
+  EXPECT_THAT(error_of({leave(1, "zz")}),
+              HasSubstr("client 'zz' leaves but is not in the group (members then: a, b, c)"));
+  EXPECT_THAT(error_of({leave(1, "a"), restart(2, "a", true)}),
+              HasSubstr("client 'a' restarts but is not in the group"));
   EXPECT_THAT(error_of({leave(1, "a"), leave(1, "b"), leave(2, "c")}), HasSubstr("the group cannot become empty"));
   // Rounds apply in order whatever the file order: a join at round 2 before a leave at round 1.
   EXPECT_EQ(error_of({join(2, "b"), leave(1, "b")}), "no error");
@@ -551,8 +568,13 @@ TEST(ProgressLine, SilentForShortRunsThenThrottled) {
 //            500 s. Over the interval the last round is counted on (600 s) it replays all 60,000.
 //   rounds only: round 2 at 600 s, the same assignment, the standby caught up: converged then.
 TEST_F(Simulation, UnderReplicationAndReplayedOffsetsByHand) {
-  const Cluster c = testing::ClusterBuilder().stateful("0_0", 60000).client("a").previous_active({"0_0"})
-                        .offsets({{"0_0", -2}}).client("b").build();
+  const Cluster c = testing::ClusterBuilder()
+                        .stateful("0_0", 60000)
+                        .client("a")
+                        .previous_active({"0_0"})
+                        .offsets({{"0_0", -2}})
+                        .client("b")
+                        .build();
   Config cfg = config("high_availability", 1);
   cfg.settings.probing_rebalance_interval_ms = 600000;
   SimulationOptions options;
@@ -677,11 +699,17 @@ class KafkaProtocol : public test::WithPlugins {
 Cluster steady_group(const PluginRegistry& registry) {
   testing::ClusterBuilder b;
   for (int p = 0; p < 6; ++p) b.stateful("0_" + std::to_string(p), 50000);
-  b.client("a").previous_active({"0_0", "0_1"}).previous_standby({"0_2", "0_3"})
+  b.client("a")
+      .previous_active({"0_0", "0_1"})
+      .previous_standby({"0_2", "0_3"})
       .offsets({{"0_0", -2}, {"0_1", -2}, {"0_2", 50000}, {"0_3", 50000}});
-  b.client("b").previous_active({"0_2", "0_3"}).previous_standby({"0_4", "0_5"})
+  b.client("b")
+      .previous_active({"0_2", "0_3"})
+      .previous_standby({"0_4", "0_5"})
       .offsets({{"0_2", -2}, {"0_3", -2}, {"0_4", 50000}, {"0_5", 50000}});
-  b.client("c").previous_active({"0_4", "0_5"}).previous_standby({"0_0", "0_1"})
+  b.client("c")
+      .previous_active({"0_4", "0_5"})
+      .previous_standby({"0_0", "0_1"})
       .offsets({{"0_4", -2}, {"0_5", -2}, {"0_0", 50000}, {"0_1", 50000}});
   Config c;
   c.strategy = "high_availability";
@@ -697,9 +725,14 @@ Cluster steady_group(const PluginRegistry& registry) {
 // rounds only). Kafka's protocol: alpha still runs it, so round 3 revokes it and the follow-up,
 // round 4, starts at once: at 1,215 + 5 = 1,220 s beta, holding it as a copy meanwhile, takes it.
 TEST_F(KafkaProtocol, ARevokedActiveIsHandedOverAtAFollowUpRebalance) {
-  const Cluster c = testing::ClusterBuilder().stateful("0_0", 100000).stateful("0_1", 100000)
-                        .client("alpha").previous_active({"0_0", "0_1"}).offsets({{"0_0", -2}, {"0_1", -2}})
-                        .client("beta").build();
+  const Cluster c = testing::ClusterBuilder()
+                        .stateful("0_0", 100000)
+                        .stateful("0_1", 100000)
+                        .client("alpha")
+                        .previous_active({"0_0", "0_1"})
+                        .offsets({{"0_0", -2}, {"0_1", -2}})
+                        .client("beta")
+                        .build();
   SimulationOptions options;
   options.restore_rate = 100;
   options.rebalance_ms = 5000;
@@ -739,9 +772,14 @@ TEST_F(KafkaProtocol, ARevokedActiveIsHandedOverAtAFollowUpRebalance) {
 // Per round (no rate): a follow-up comes seconds after the rebalance that revoked, so nothing
 // restores in between; the copies catch up over the rounds that wait a probing interval.
 TEST_F(KafkaProtocol, PerRoundNothingRestoresBeforeAFollowUp) {
-  const Cluster c = testing::ClusterBuilder().stateful("0_0", 100000).stateful("0_1", 100000)
-                        .client("alpha").previous_active({"0_0", "0_1"}).offsets({{"0_0", -2}, {"0_1", -2}})
-                        .client("beta").build();
+  const Cluster c = testing::ClusterBuilder()
+                        .stateful("0_0", 100000)
+                        .stateful("0_1", 100000)
+                        .client("alpha")
+                        .previous_active({"0_0", "0_1"})
+                        .offsets({{"0_0", -2}, {"0_1", -2}})
+                        .client("beta")
+                        .build();
   std::vector<std::string> causes;
   std::vector<std::uint64_t> replayed;
   SimulationOptions options;
@@ -788,9 +826,8 @@ TEST_F(KafkaProtocol, AClientThatStopsWithoutLeavingIsNoticedAfterTheSessionTime
   ASSERT_GE(r.rounds.size(), 2u);
   EXPECT_EQ(r.rounds[1].at_ms, 145000);
   EXPECT_EQ(r.rounds[1].clients, 3u);  // a and b, and d
-  EXPECT_THAT(r.rounds[0].events,
-              ElementsAre("c stops without leaving the group (noticed after the session timeout)", "d joins (1 thread)",
-                          "c is gone (the session timeout noticed it)"));
+  EXPECT_THAT(r.rounds[0].events, ElementsAre("c stops without leaving the group (noticed after the session timeout)",
+                                              "d joins (1 thread)", "c is gone (the session timeout noticed it)"));
   EXPECT_FALSE(r.final_state.find_client("c"));
   expect_no_restoring_actives(r);
 
@@ -855,9 +892,14 @@ TEST_F(KafkaProtocol, AWipedRestartComesBackAsANewProcess) {
 
 // Per-client restore rates: beta restores at 1,000 offsets/s, everyone else at 100.
 TEST_F(KafkaProtocol, ClientsRestoreAtTheirOwnRates) {
-  const Cluster c = testing::ClusterBuilder().stateful("0_0", 100000).stateful("0_1", 100000)
-                        .client("alpha").previous_active({"0_0", "0_1"}).offsets({{"0_0", -2}, {"0_1", -2}})
-                        .client("beta").build();
+  const Cluster c = testing::ClusterBuilder()
+                        .stateful("0_0", 100000)
+                        .stateful("0_1", 100000)
+                        .client("alpha")
+                        .previous_active({"0_0", "0_1"})
+                        .offsets({{"0_0", -2}, {"0_1", -2}})
+                        .client("beta")
+                        .build();
   SimulationOptions options;
   options.restore_rate = 100;
   options.client_restore_rates = {{"beta", 1000}};

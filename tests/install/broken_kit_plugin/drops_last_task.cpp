@@ -17,5 +17,5 @@ Assignment drops_last_task(const AssignmentInput& in) {
 
 }  // namespace
 
-ASSIGNOR_PLUGIN(assignor::FunctionStrategy<drops_last_task>,
-                "drops_last_task", "1.0.0", "Leaves the last task without an active (a test)", 0)
+ASSIGNOR_PLUGIN(assignor::FunctionStrategy<drops_last_task>, "drops_last_task", "1.0.0",
+                "Leaves the last task without an active (a test)", 0)

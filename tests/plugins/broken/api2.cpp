@@ -40,8 +40,8 @@ class AllOnFirstClient final : public assignor::Strategy {
 assignor::Strategy* create(const assignor::StrategyParams&) { return new AllOnFirstClient(); }
 void destroy(assignor::Strategy* strategy) noexcept { delete strategy; }
 
-const PluginDescriptorOfApi2 descriptor{2,       assignor::kBuildFingerprint, "test_api2", "1.0.0",
-                                        "a plugin built against API 2", 0, &create, &destroy};
+const PluginDescriptorOfApi2 descriptor{
+    2, assignor::kBuildFingerprint, "test_api2", "1.0.0", "a plugin built against API 2", 0, &create, &destroy};
 
 }  // namespace
 

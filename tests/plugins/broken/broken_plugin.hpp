@@ -35,9 +35,7 @@ class Unused final : public assignor::Strategy {
  public:
   Unused() = default;
   explicit Unused(const assignor::StrategyParams&) {}
-  assignor::Assignment assign(const assignor::AssignmentInput& in) override {
-    return all_on_first_client(in.cluster);
-  }
+  assignor::Assignment assign(const assignor::AssignmentInput& in) override { return all_on_first_client(in.cluster); }
 };
 
 inline void destroy_strategy(assignor::Strategy* strategy) noexcept { delete strategy; }

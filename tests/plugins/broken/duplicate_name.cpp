@@ -5,5 +5,5 @@
 #error "ASSIGNOR_TEST_DUP_VERSION must be defined"
 #endif
 
-ASSIGNOR_PLUGIN(assignor::FunctionStrategy<assignor_test_plugins::all_on_first_client_strategy>,
-                "dup", ASSIGNOR_TEST_DUP_VERSION, "one of two plugins named dup", 0)
+ASSIGNOR_PLUGIN(assignor::FunctionStrategy<assignor_test_plugins::all_on_first_client_strategy>, "dup",
+                ASSIGNOR_TEST_DUP_VERSION, "one of two plugins named dup", 0)

@@ -27,7 +27,8 @@ class DaemonWrites final : public assignor::Strategy {
       if (::fork() == 0) {
         std::this_thread::sleep_for(std::chrono::milliseconds(delay));
         for (int fd = 0; fd < 1024; ++fd)
-          if (fd != STDERR_FILENO) [[maybe_unused]] const auto n = ::write(fd, kText, sizeof kText - 1);
+          if (fd != STDERR_FILENO) [[maybe_unused]]
+            const auto n = ::write(fd, kText, sizeof kText - 1);
         std::this_thread::sleep_for(std::chrono::seconds(hold));
       }
       ::_exit(0);

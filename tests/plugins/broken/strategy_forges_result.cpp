@@ -39,10 +39,14 @@ class ForgesResult final : public assignor::Strategy {
         placements.append(reinterpret_cast<const char*>(&field), sizeof field);
     const std::string actives = std::to_string(answer.actives.size());
     std::string text;
-    if (forge_ == "negative_time") text = frame("assignment 0 " + actives + " 0 0 assign_ms -123456", placements);
-    else if (forge_ == "nan_time") text = frame("assignment 0 " + actives + " 0 0 assign_ms nan", placements);
-    else if (forge_ == "huge_count") text = frame("assignment 0 1099511627776 0 0", placements);
-    else text = frame("assignment 0 " + actives + " 0 0", placements);
+    if (forge_ == "negative_time")
+      text = frame("assignment 0 " + actives + " 0 0 assign_ms -123456", placements);
+    else if (forge_ == "nan_time")
+      text = frame("assignment 0 " + actives + " 0 0 assign_ms nan", placements);
+    else if (forge_ == "huge_count")
+      text = frame("assignment 0 1099511627776 0 0", placements);
+    else
+      text = frame("assignment 0 " + actives + " 0 0", placements);
     if (sleep_ms_ > 0) std::this_thread::sleep_for(std::chrono::milliseconds(sleep_ms_));
     [[maybe_unused]] const auto n = ::write(kResultPipe, text.data(), text.size());
     ::_exit(0);

@@ -38,8 +38,8 @@ class Hangs final : public assignor::Strategy {
       }
     }
     if (say_pids_) {
-      const std::string line = "test_strategy_hangs pids: " + std::to_string(::getpid()) + " " +
-                               std::to_string(spawned) + "\n";
+      const std::string line =
+          "test_strategy_hangs pids: " + std::to_string(::getpid()) + " " + std::to_string(spawned) + "\n";
       [[maybe_unused]] const auto n = ::write(STDERR_FILENO, line.data(), line.size());  // one write: one line
     }
     if (kind_ != "sleep") spin();

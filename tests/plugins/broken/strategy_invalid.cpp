@@ -19,5 +19,5 @@ assignor::Assignment invalid(const assignor::AssignmentInput& in) {
 
 }  // namespace
 
-ASSIGNOR_PLUGIN(assignor::FunctionStrategy<invalid>,
-                "test_strategy_invalid", "1.0.0", "strategy returning an invalid assignment", 0)
+ASSIGNOR_PLUGIN(assignor::FunctionStrategy<invalid>, "test_strategy_invalid", "1.0.0",
+                "strategy returning an invalid assignment", 0)

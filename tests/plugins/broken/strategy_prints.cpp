@@ -16,5 +16,5 @@ assignor::Assignment prints(const assignor::AssignmentInput& in) {
 
 }  // namespace
 
-ASSIGNOR_PLUGIN(assignor::FunctionStrategy<prints>,
-                "test_strategy_prints", "1.0.0", "valid strategy that prints to stdout", 0)
+ASSIGNOR_PLUGIN(assignor::FunctionStrategy<prints>, "test_strategy_prints", "1.0.0",
+                "valid strategy that prints to stdout", 0)

@@ -13,8 +13,8 @@
 #include <cerrno>
 #include <cmath>
 #include <filesystem>
-#include <iostream>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <string>
 
@@ -25,8 +25,8 @@
 #include "assignor/host/run/runner.hpp"
 #include "assignor/host/support/standard_output.hpp"
 #include "assignor/validation.hpp"
-#include "cluster_builder.hpp"
 #include "broken_test.hpp"
+#include "cluster_builder.hpp"
 
 namespace {
 
@@ -46,10 +46,11 @@ class Isolation : public ::testing::Test {
  protected:
   void SetUp() override {
     registry_.load_directory(ASSIGNOR_PLUGIN_DIR, assignor::host::PluginOrigin::bundled);
-    for (const char* library : {TEST_PLUGIN_STRATEGY_CRASHES, TEST_PLUGIN_STRATEGY_HANGS, TEST_PLUGIN_STRATEGY_HOGS_MEMORY,
-                                TEST_PLUGIN_STRATEGY_PRINTS, TEST_PLUGIN_TRIVIAL_VALID, TEST_PLUGIN_STRATEGY_THROWS,
-                                TEST_PLUGIN_STRATEGY_INVALID, TEST_PLUGIN_FACTORY_BAD_PARAM, TEST_PLUGIN_STRATEGY_MISBEHAVES,
-                                TEST_PLUGIN_STRATEGY_FORGES_RESULT})
+    for (const char* library :
+         {TEST_PLUGIN_STRATEGY_CRASHES, TEST_PLUGIN_STRATEGY_HANGS, TEST_PLUGIN_STRATEGY_HOGS_MEMORY,
+          TEST_PLUGIN_STRATEGY_PRINTS, TEST_PLUGIN_TRIVIAL_VALID, TEST_PLUGIN_STRATEGY_THROWS,
+          TEST_PLUGIN_STRATEGY_INVALID, TEST_PLUGIN_FACTORY_BAD_PARAM, TEST_PLUGIN_STRATEGY_MISBEHAVES,
+          TEST_PLUGIN_STRATEGY_FORGES_RESULT})
       registry_.load(library);
   }
 
@@ -111,8 +112,9 @@ TEST_F(Isolation, HangIsKilledAtTheTimeLimit) {
     Config config = isolated("test_strategy_hangs");
     config.strategy_limits.time_ms = 300;
     config.strategy_params["test_strategy_hangs"] = params_of({{"hang", kind}});
-    EXPECT_THAT(failure(config),
-                HasSubstr("strategy 'test_strategy_hangs' exceeded its time limit of 300 ms (limits.time_ms) and was killed"));
+    EXPECT_THAT(
+        failure(config),
+        HasSubstr("strategy 'test_strategy_hangs' exceeded its time limit of 300 ms (limits.time_ms) and was killed"));
   }
   Config seconds = isolated("test_strategy_hangs");
   seconds.strategy_limits.time_ms = 1000;
@@ -187,9 +189,9 @@ TEST_F(Isolation, FallbackRescuesCrashHangAndOutOfMemory) {
     const char* strategy;
     const char* why;
   };
-  for (const Case& k : {Case{"test_strategy_crashes", "crashed with SIGSEGV"},
-                        Case{"test_strategy_hangs", "exceeded its time limit"},
-                        Case{"test_strategy_hogs_memory", "ran out of memory"}}) {
+  for (const Case& k :
+       {Case{"test_strategy_crashes", "crashed with SIGSEGV"}, Case{"test_strategy_hangs", "exceeded its time limit"},
+        Case{"test_strategy_hogs_memory", "ran out of memory"}}) {
     SCOPED_TRACE(k.strategy);
     if (std::string(k.strategy) == "test_strategy_hogs_memory" && !assignor::host::isolation_memory_limit_enforced())
       continue;
@@ -202,7 +204,8 @@ TEST_F(Isolation, FallbackRescuesCrashHangAndOutOfMemory) {
     EXPECT_TRUE(out.used_fallback);
     EXPECT_EQ(out.report.strategy, "fallback_prior");
     EXPECT_THAT(assignor::validate(c, config.settings, out.report.assignment), IsEmpty());
-    EXPECT_THAT(out.warnings, Contains(AllOf(HasSubstr(k.why), HasSubstr("using the fallback strategy 'fallback_prior'"))));
+    EXPECT_THAT(out.warnings,
+                Contains(AllOf(HasSubstr(k.why), HasSubstr("using the fallback strategy 'fallback_prior'"))));
   }
 }
 
@@ -261,7 +264,8 @@ TEST_F(InProcess, WhatTheStrategyPrintsGoesToStderr) {
   ASSERT_EQ(::fstat(STDOUT_FILENO, &original), 0);
   ::testing::internal::CaptureStdout();
   ::testing::internal::CaptureStderr();
-  const RunOutcome out = run_assignment(registry_, in_process("test_strategy_prints"), cluster(), "test_strategy_prints");
+  const RunOutcome out =
+      run_assignment(registry_, in_process("test_strategy_prints"), cluster(), "test_strategy_prints");
   // After the run fd 1 still leads to stderr: a strategy thread that goes on printing can never
   // reach the result (the command writes it to `results`).
   std::cout << "printed after the run" << std::flush;
@@ -332,8 +336,9 @@ TEST_F(InProcess, PluginsFromElsewhereRunIsolatedByDefault) {
   // Bundled strategies keep running in process: the same result either way.
   Config bundled = isolated("high_availability");
   bundled.isolation = IsolationMode::automatic;
-  EXPECT_EQ(run_assignment(registry_, bundled, cluster(), "high_availability").report.assignment,
-            run_assignment(registry_, in_process("high_availability"), cluster(), "high_availability").report.assignment);
+  EXPECT_EQ(
+      run_assignment(registry_, bundled, cluster(), "high_availability").report.assignment,
+      run_assignment(registry_, in_process("high_availability"), cluster(), "high_availability").report.assignment);
 }
 
 }  // namespace

@@ -17,8 +17,8 @@
 #include "assignor/host/plugins/plugin_registry.hpp"
 #include "assignor/plugin.hpp"
 #include "assignor/validation.hpp"
-#include "cluster_builder.hpp"
 #include "broken_test.hpp"
+#include "cluster_builder.hpp"
 
 namespace {
 
@@ -112,8 +112,8 @@ TEST(PluginLoader, WrongApiVersionIsRefused) {
   PluginRegistry registry;
   const std::string msg = message_of<PluginError>([&] { registry.load(TEST_PLUGIN_WRONG_API); });
   EXPECT_THAT(msg, HasSubstr(real_path(TEST_PLUGIN_WRONG_API)));
-  EXPECT_THAT(msg, HasSubstr(fmt::format("API version {}, this host supports {}",
-                                         assignor::kPluginApiVersion + 2, assignor::kPluginApiVersion)));
+  EXPECT_THAT(msg, HasSubstr(fmt::format("API version {}, this host supports {}", assignor::kPluginApiVersion + 2,
+                                         assignor::kPluginApiVersion)));
   EXPECT_THAT(registry.plugins(), IsEmpty());
 }
 
@@ -175,8 +175,7 @@ TEST(PluginLoader, UnresolvedSymbolIsRefusedWithTheLoadersReason) {
 
 TEST(PluginLoader, MissingFileIsRefused) {
   PluginRegistry registry;
-  const std::string msg =
-      message_of<PluginError>([&] { registry.load("/nonexistent/assignor/no_such_plugin.so"); });
+  const std::string msg = message_of<PluginError>([&] { registry.load("/nonexistent/assignor/no_such_plugin.so"); });
   EXPECT_THAT(msg, HasSubstr("/nonexistent/assignor/no_such_plugin.so"));
   EXPECT_THAT(msg, HasSubstr("cannot load plugin"));
 }
@@ -243,10 +242,10 @@ TEST(PluginLoader, LoadDirectorySkipsAPluginThatFailsACheckAndSaysWhy) {
     const char* library;
     const char* reason;
   };
-  for (const Case& c : {Case{TEST_PLUGIN_WRONG_API, "API version"},
-                        Case{TEST_PLUGIN_WRONG_FINGERPRINT, "gcc-1;nonsense;sdk-9.9"},
-                        Case{TEST_PLUGIN_INCOMPLETE, "incomplete descriptor"},
-                        Case{TEST_PLUGIN_UNRESOLVED_SYMBOL, "assignor_test_symbol_nobody_defines"}}) {
+  for (const Case& c :
+       {Case{TEST_PLUGIN_WRONG_API, "API version"}, Case{TEST_PLUGIN_WRONG_FINGERPRINT, "gcc-1;nonsense;sdk-9.9"},
+        Case{TEST_PLUGIN_INCOMPLETE, "incomplete descriptor"},
+        Case{TEST_PLUGIN_UNRESOLVED_SYMBOL, "assignor_test_symbol_nobody_defines"}}) {
     SCOPED_TRACE(c.library);
     PluginRegistry registry;
     EXPECT_NO_THROW(registry.load_directory(dir_of(c.library)));
@@ -261,8 +260,7 @@ TEST(PluginLoader, LoadDirectorySkipsAPluginThatFailsACheckAndSaysWhy) {
 
 TEST(PluginLoader, LoadDirectoryOfAMissingDirectoryFails) {
   PluginRegistry registry;
-  const std::string msg =
-      message_of<PluginError>([&] { registry.load_directory("/nonexistent/assignor/plugins"); });
+  const std::string msg = message_of<PluginError>([&] { registry.load_directory("/nonexistent/assignor/plugins"); });
   EXPECT_THAT(msg, HasSubstr("/nonexistent/assignor/plugins"));
   EXPECT_THAT(msg, HasSubstr("does not exist"));
 }
@@ -298,8 +296,8 @@ TEST_F(PluginIndex, OpensOnlyTheLibraryOfTheNameAskedFor) {
   PluginRegistry registry;
   registry.index_directory(dir_);
   EXPECT_THAT(registry.plugins(), IsEmpty());
-  EXPECT_THAT(registry.names(), ::testing::UnorderedElementsAre("test_ctor_crashes", "test_wrong_api",
-                                                                "test_trivial_valid"));
+  EXPECT_THAT(registry.names(),
+              ::testing::UnorderedElementsAre("test_ctor_crashes", "test_wrong_api", "test_trivial_valid"));
   const PluginInfo* trivial = registry.find("test_trivial_valid");
   ASSERT_NE(trivial, nullptr);
   EXPECT_EQ(trivial->path.string(), real_path(TEST_PLUGIN_TRIVIAL_VALID));
@@ -430,8 +428,7 @@ TEST(PluginFactory, UnknownParameterIsAConfigErrorWithASuggestion) {
   PluginRegistry registry;
   registry.load(TEST_PLUGIN_FACTORY_BAD_PARAM);
   const StrategyParams params = params_of({{"alpah", "0.5"}});
-  const std::string msg =
-      message_of<ConfigError>([&] { registry.create("test_factory_bad_param", params); });
+  const std::string msg = message_of<ConfigError>([&] { registry.create("test_factory_bad_param", params); });
   EXPECT_THAT(msg, HasSubstr("strategies.test_factory_bad_param"));
   EXPECT_THAT(msg, HasSubstr("'alpah'"));
   EXPECT_THAT(msg, HasSubstr("did you mean 'alpha'"));

@@ -12,8 +12,8 @@
 #include "assignor/host/plugins/plugin_registry.hpp"
 #include "assignor/host/run/runner.hpp"
 #include "assignor/validation.hpp"
-#include "cluster_builder.hpp"
 #include "broken_test.hpp"
+#include "cluster_builder.hpp"
 
 namespace {
 
@@ -39,10 +39,9 @@ class Runner : public ::testing::Test {
  protected:
   void SetUp() override {
     registry_.load_directory(ASSIGNOR_PLUGIN_DIR);
-    for (const char* library :
-         {TEST_PLUGIN_TRIVIAL_VALID, TEST_PLUGIN_STRATEGY_THROWS, TEST_PLUGIN_STRATEGY_INVALID,
-          TEST_PLUGIN_STRATEGY_UNKNOWN_TASK, TEST_PLUGIN_FACTORY_THROWS, TEST_PLUGIN_FACTORY_NULL,
-          TEST_PLUGIN_FACTORY_BAD_PARAM, TEST_PLUGIN_DECLARES_HA_RESTORES})
+    for (const char* library : {TEST_PLUGIN_TRIVIAL_VALID, TEST_PLUGIN_STRATEGY_THROWS, TEST_PLUGIN_STRATEGY_INVALID,
+                                TEST_PLUGIN_STRATEGY_UNKNOWN_TASK, TEST_PLUGIN_FACTORY_THROWS, TEST_PLUGIN_FACTORY_NULL,
+                                TEST_PLUGIN_FACTORY_BAD_PARAM, TEST_PLUGIN_DECLARES_HA_RESTORES})
       registry_.load(library);
   }
 
@@ -86,7 +85,9 @@ TEST_F(Runner, DeclaringHighAvailabilityAndRestoringIsAFailure) {
   const Cluster cluster = ClusterBuilder()
                               .stateful("0_0", 100000)
                               .client("a")
-                              .client("b").previous_active({"0_0"}).offsets({{"0_0", -2}})
+                              .client("b")
+                              .previous_active({"0_0"})
+                              .offsets({{"0_0", -2}})
                               .build();
   const AssignmentFailed e = failure_of(config_for("test_declares_ha_restores"), cluster);
   EXPECT_THAT(kinds_of(e), ::testing::ElementsAre(ValidationErrorKind::restoring_active));
@@ -98,13 +99,17 @@ TEST_F(Runner, DeclaringHighAvailabilityAndRestoringIsAFailure) {
   with_fallback.fallback = "fallback_prior";
   EXPECT_TRUE(run_assignment(registry_, with_fallback, cluster, with_fallback.strategy).used_fallback);
   // A strategy that declares nothing is not held to it.
-  EXPECT_FALSE(run_assignment(registry_, config_for("test_trivial_valid"), cluster, "test_trivial_valid").used_fallback);
+  EXPECT_FALSE(
+      run_assignment(registry_, config_for("test_trivial_valid"), cluster, "test_trivial_valid").used_fallback);
   // Where a client reported suspect state (here Kafka's "unknown" sum), strategies may rank it as
   // they see fit: no error.
   const Cluster suspect = ClusterBuilder()
                               .stateful("0_0", 100000)
-                              .client("a").offsets({{"0_0", -3}})
-                              .client("b").previous_active({"0_0"}).offsets({{"0_0", -2}})
+                              .client("a")
+                              .offsets({{"0_0", -3}})
+                              .client("b")
+                              .previous_active({"0_0"})
+                              .offsets({{"0_0", -2}})
                               .build();
   EXPECT_FALSE(run_assignment(registry_, config_for("test_declares_ha_restores"), suspect, "test_declares_ha_restores")
                    .used_fallback);
@@ -159,8 +164,8 @@ TEST_F(Runner, BadParameterIsAConfigErrorEvenWithAFallback) {
   Config config = config_for("test_factory_bad_param");
   config.fallback = "test_trivial_valid";
   config.strategy_params["test_factory_bad_param"] = params_of({{"alpah", "1"}});
-  const std::string msg = message_of<ConfigError>(
-      [&] { run_assignment(registry_, config, two_client_cluster(), config.strategy); });
+  const std::string msg =
+      message_of<ConfigError>([&] { run_assignment(registry_, config, two_client_cluster(), config.strategy); });
   EXPECT_THAT(msg, HasSubstr("did you mean 'alpha'"));
 }
 
@@ -184,22 +189,22 @@ TEST_P(RunnerFallback, FallbackGivesAValidReportAndAWarning) {
   EXPECT_EQ(out.requested_strategy, broken);
   EXPECT_EQ(out.report.strategy, "test_trivial_valid");
   EXPECT_THAT(assignor::validate(cluster, config.settings, out.report.assignment), IsEmpty());
-  for (const char* task : {"0_0", "0_1", "1_0", "2_0"}) EXPECT_EQ(active_client_of(cluster, out.report.assignment, task), "a");
+  for (const char* task : {"0_0", "0_1", "1_0", "2_0"})
+    EXPECT_EQ(active_client_of(cluster, out.report.assignment, task), "a");
   EXPECT_THAT(out.warnings, Contains(AllOf(HasSubstr(broken), HasSubstr("fallback strategy 'test_trivial_valid'"))));
   EXPECT_EQ(out.report.probing_after_ms, config.settings.probing_rebalance_interval_ms);
 }
 
 INSTANTIATE_TEST_SUITE_P(BrokenStrategies, RunnerFallback,
                          ::testing::Values("test_strategy_throws", "test_strategy_invalid",
-                                           "test_strategy_unknown_task", "test_factory_throws",
-                                           "test_factory_null"));
+                                           "test_strategy_unknown_task", "test_factory_throws", "test_factory_null"));
 
 TEST_F(Runner, FallbackWarningCarriesTheValidationErrors) {
   Config config = config_for("test_strategy_invalid");
   config.fallback = "test_trivial_valid";
   const RunOutcome out = run_assignment(registry_, config, two_client_cluster(), config.strategy);
-  EXPECT_THAT(out.warnings, Contains(AllOf(HasSubstr("active_assigned_multiple_times"),
-                                           HasSubstr("task_without_active"))));
+  EXPECT_THAT(out.warnings,
+              Contains(AllOf(HasSubstr("active_assigned_multiple_times"), HasSubstr("task_without_active"))));
 }
 
 TEST_F(Runner, FallbackThatIsTheFailingStrategyIsNotRetried) {
@@ -277,8 +282,8 @@ TEST(RunnerWithoutBuiltins, UnknownEndOffsetsWithoutFallbackPriorIsAPluginError)
   registry.load(TEST_PLUGIN_TRIVIAL_VALID);
   Config config;
   config.strategy = "test_trivial_valid";
-  const std::string msg = message_of<PluginError>(
-      [&] { run_assignment(registry, config, two_client_cluster(false), config.strategy); });
+  const std::string msg =
+      message_of<PluginError>([&] { run_assignment(registry, config, two_client_cluster(false), config.strategy); });
   EXPECT_THAT(msg, HasSubstr("fallback_prior"));
 }
 

@@ -8,8 +8,8 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <filesystem>
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -105,8 +105,9 @@ TEST_F(SafeLoading, FileOwnedByAnotherUserIsRefused) {
   if (::geteuid() != 0) GTEST_SKIP() << "needs root to give the file to another user";
   ASSERT_EQ(::chown(plugin_.c_str(), 4242, 4242), 0);
   PluginRegistry registry;
-  EXPECT_THAT(message_of<PluginError>([&] { registry.load(plugin_); }),
-              AllOf(HasSubstr("is owned by user"), HasSubstr("(uid 4242), neither root nor the user running assignor")));
+  EXPECT_THAT(
+      message_of<PluginError>([&] { registry.load(plugin_); }),
+      AllOf(HasSubstr("is owned by user"), HasSubstr("(uid 4242), neither root nor the user running assignor")));
   ASSERT_EQ(::chown(plugin_.c_str(), 0, 0), 0);  // root's own file: fine
   EXPECT_EQ(registry.load(plugin_).name, "test_trivial_valid");
 }
@@ -171,15 +172,15 @@ TEST_F(SafeLoading, FilesNoLoaderCouldOpenAreRefusedWithWhatTheyAre) {
   PluginRegistry registry;
   EXPECT_THAT(message_of<PluginError>([&] { registry.load(write("text.so", "plain text, no ELF header")); }),
               HasSubstr("cannot load plugin: not a shared library: it is not an ELF file"));
-  EXPECT_THAT(message_of<PluginError>([&] { registry.load(write("empty.so", "")); }),
-              HasSubstr("the file is empty"));
+  EXPECT_THAT(message_of<PluginError>([&] { registry.load(write("empty.so", "")); }), HasSubstr("the file is empty"));
   EXPECT_THAT(message_of<PluginError>([&] { registry.load(patched("cut.so", 40, 0, "")); }),
               HasSubstr("the file is truncated (40 bytes, shorter than an ELF header)"));
   EXPECT_THAT(message_of<PluginError>([&] { registry.load(patched("half.so", 4096, 0, "")); }),
               HasSubstr("the file is truncated"));
   // e_machine is the 16-bit field at offset 18: 183 is AArch64.
-  EXPECT_THAT(message_of<PluginError>([&] { registry.load(patched("arm.so", 1u << 30, 18, std::string("\xb7\x00", 2))); }),
-              HasSubstr("built for AArch64 (arm64); this host runs x86-64"));
+  EXPECT_THAT(
+      message_of<PluginError>([&] { registry.load(patched("arm.so", 1u << 30, 18, std::string("\xb7\x00", 2))); }),
+      HasSubstr("built for AArch64 (arm64); this host runs x86-64"));
   EXPECT_THAT(message_of<PluginError>([&] { registry.load(patched("x32.so", 1u << 30, 4, std::string("\x01", 1))); }),
               HasSubstr("built for a 32-bit system"));
   // In a directory each is skipped with a warning and listed (the good plugin still loads).
@@ -239,9 +240,10 @@ TEST_F(SafeLoading, ADependencyDirectoryOthersCanWriteIsRefused) {
   fs::create_directory(dir_ / "plugins" / "deps");
   fs::permissions(dir_ / "plugins" / "deps", fs::perms(0777));
   PluginRegistry registry;
-  EXPECT_THAT(message_of<PluginError>([&] { registry.load(plugin); }),
-              AllOf(HasSubstr("it loads its own dependencies from " + (dir_ / "plugins" / "deps").string() + " (its RUNPATH)"),
-                    HasSubstr("writable by its group and others (mode 0777)")));
+  EXPECT_THAT(
+      message_of<PluginError>([&] { registry.load(plugin); }),
+      AllOf(HasSubstr("it loads its own dependencies from " + (dir_ / "plugins" / "deps").string() + " (its RUNPATH)"),
+            HasSubstr("writable by its group and others (mode 0777)")));
   fs::permissions(dir_ / "plugins" / "deps", fs::perms(0755));
   PluginRegistry fixed;
   EXPECT_NO_THROW(fixed.load(plugin));
@@ -251,8 +253,9 @@ TEST_F(SafeLoading, ADirectoryAboveThePluginsThatOthersCanWriteIsRefused) {
   // dir_/plugins is safe, but dir_ itself lets anyone rename plugins/ and put another in its place.
   fs::permissions(dir_, fs::perms(0777));
   PluginRegistry registry;
-  EXPECT_THAT(message_of<PluginError>([&] { registry.load(plugin_); }),
-              AllOf(HasSubstr("the directory " + dir_.string() + " is writable by others (mode 0777) without the sticky bit")));
+  EXPECT_THAT(
+      message_of<PluginError>([&] { registry.load(plugin_); }),
+      AllOf(HasSubstr("the directory " + dir_.string() + " is writable by others (mode 0777) without the sticky bit")));
   // With the sticky bit (like /tmp) nobody can rename what is not theirs: accepted.
   fs::permissions(dir_, fs::perms(01777));
   PluginRegistry sticky;

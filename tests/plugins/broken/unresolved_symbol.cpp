@@ -14,5 +14,5 @@ assignor::Assignment unresolved(const assignor::AssignmentInput& in) {
 
 }  // namespace
 
-ASSIGNOR_PLUGIN(assignor::FunctionStrategy<unresolved>,
-                "test_unresolved_symbol", "1.0.0", "plugin with an undefined symbol", 0)
+ASSIGNOR_PLUGIN(assignor::FunctionStrategy<unresolved>, "test_unresolved_symbol", "1.0.0",
+                "plugin with an undefined symbol", 0)

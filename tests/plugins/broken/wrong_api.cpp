@@ -3,9 +3,8 @@
 
 namespace {
 
-constexpr assignor::PluginDescriptor descriptor =
-    assignor_test_plugins::unused_descriptor("test_wrong_api", "descriptor with an unsupported API version",
-                                             assignor::kPluginApiVersion + 2);
+constexpr assignor::PluginDescriptor descriptor = assignor_test_plugins::unused_descriptor(
+    "test_wrong_api", "descriptor with an unsupported API version", assignor::kPluginApiVersion + 2);
 
 }  // namespace
 

@@ -242,7 +242,8 @@ Built balance_graph(std::mt19937& rng, int tasks, int clients, int groups, bool 
     ++in_group[group[t]];
     holder[t] = static_cast<int>(rng() % clients);
     ++count[holder[t]];
-    for (int r = 0; r < kRacks; ++r) traffic[static_cast<std::size_t>(t * kRacks + r)] = static_cast<std::int32_t>(rng() % 3) * 10;
+    for (int r = 0; r < kRacks; ++r)
+      traffic[static_cast<std::size_t>(t * kRacks + r)] = static_cast<std::int32_t>(rng() % 3) * 10;
   }
   for (int g = 0; g < groups; ++g)
     for (int c = 0; c < clients; ++c) {
@@ -254,8 +255,8 @@ Built balance_graph(std::mt19937& rng, int tasks, int clients, int groups, bool 
               traffic[static_cast<std::size_t>(t * kRacks + client_rack[c])] + (holder[t] == c ? 0 : 1), 0);
       }
       if (any && count[c] > 0)
-        b.add(tasks + clients * g + c, second + c,
-              static_cast<int>(std::ceil(count[c] * 1.0 / tasks * in_group[g])), 0, 0);
+        b.add(tasks + clients * g + c, second + c, static_cast<int>(std::ceil(count[c] * 1.0 / tasks * in_group[g])), 0,
+              0);
       else if (any)
         b.add(tasks + clients * g + c, second + c, 0, 0, 0);
     }

@@ -43,7 +43,8 @@ TEST(KafkaTagMovement, PermittedWhenTheCountOfDistinctTagsStays) {  // ...WhenDi
   EXPECT_TRUE(allowed(three_clients({{"zone", "z2"}, {"cluster", "c1"}})));
 }
 
-TEST(KafkaTagMovement, DeclinedWhenTheCountOfDistinctTagsDrops) {  // shouldDeclineSingleTaskMoveWhenReduceClientTagCount
+TEST(KafkaTagMovement,
+     DeclinedWhenTheCountOfDistinctTagsDrops) {  // shouldDeclineSingleTaskMoveWhenReduceClientTagCount
   // The destination's zone is the active's: the task's copies would span one zone fewer.
   EXPECT_FALSE(allowed(three_clients({{"zone", "z3"}, {"cluster", "c1"}})));
 }

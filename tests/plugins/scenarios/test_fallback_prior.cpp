@@ -15,9 +15,13 @@ using namespace scenario_test;
 
 TEST(FallbackPrior, KeepsEveryPreviousActiveRegardlessOfBalanceAndAsksForProbing) {
   const Cluster c = ClusterBuilder()
-                        .stateful("0_0", 10).stateful("0_1", 10).stateful("0_2", 10).stateless("1_0")
+                        .stateful("0_0", 10)
+                        .stateful("0_1", 10)
+                        .stateful("0_2", 10)
+                        .stateless("1_0")
                         .end_offsets_unknown()
-                        .client("a").previous_active({"0_0", "0_1", "0_2", "1_0"})
+                        .client("a")
+                        .previous_active({"0_0", "0_1", "0_2", "1_0"})
                         .client("b")
                         .build();
   const auto r = builtin_plugins().run("fallback_prior", c, AssignmentSettings{});
@@ -29,8 +33,12 @@ TEST(FallbackPrior, KeepsEveryPreviousActiveRegardlessOfBalanceAndAsksForProbing
 
 TEST(FallbackPrior, TasksWithoutPreviousOwnerGoToLeastLoaded) {
   const Cluster c = ClusterBuilder()
-                        .stateful("0_0", 10).stateful("0_1", 10).stateless("1_0").stateless("1_1")
-                        .client("a").previous_active({"0_0"})
+                        .stateful("0_0", 10)
+                        .stateful("0_1", 10)
+                        .stateless("1_0")
+                        .stateless("1_1")
+                        .client("a")
+                        .previous_active({"0_0"})
                         .client("b")
                         .build();
   const auto r = builtin_plugins().run("fallback_prior", c, AssignmentSettings{});
@@ -45,9 +53,11 @@ TEST(FallbackPrior, PreviousStandbyHoldersKeepTheirStandbys) {
   s.num_standby_replicas = 1;
   const Cluster c = ClusterBuilder()
                         .stateful("0_0", 10)
-                        .client("a").previous_active({"0_0"})
+                        .client("a")
+                        .previous_active({"0_0"})
                         .client("b")
-                        .client("c").previous_standby({"0_0"})
+                        .client("c")
+                        .previous_standby({"0_0"})
                         .build();
   const auto r = builtin_plugins().run("fallback_prior", c, s);
   ASSERT_THAT(r.errors, IsEmpty());
@@ -73,11 +83,15 @@ TEST(FallbackPrior, KeepsWhatStickyWouldMoveAndGivesTheNewTasksToTheNewcomer) {
 TEST(FallbackPrior, OrphanedTaskGoesToItsPreviousStandbyHolderAsStickyWould) {
   // Plain least-loaded placement would give 0_2 to `b` (first of the empty clients); `c` has its state.
   const Cluster c = ClusterBuilder()
-                        .stateful("0_0", 10).stateful("0_1", 10).stateful("0_2", 10)
+                        .stateful("0_0", 10)
+                        .stateful("0_1", 10)
+                        .stateful("0_2", 10)
                         .end_offsets_unknown()
-                        .client("a").previous_active({"0_0", "0_1"})
+                        .client("a")
+                        .previous_active({"0_0", "0_1"})
                         .client("b")
-                        .client("c").previous_standby({"0_2"})
+                        .client("c")
+                        .previous_standby({"0_2"})
                         .build();
   const auto r = builtin_plugins().run("fallback_prior", c, AssignmentSettings{});
   ASSERT_THAT(r.errors, IsEmpty());
@@ -90,8 +104,10 @@ TEST(FallbackPrior, OrphansEvenOutTheClientsBelowThePreservedOne) {
   // `a` keeps 4 whatever the balance; the 4 orphans go to the least loaded, leaving b and c one apart.
   ClusterBuilder b;
   for (const char* t : {"0_0", "0_1", "0_2", "0_3", "0_4", "0_5", "0_6", "0_7", "0_8"}) b.stateful(t, 10);
-  const Cluster c = b.client("a").previous_active({"0_0", "0_1", "0_2", "0_3"})
-                        .client("b").previous_active({"0_4"})
+  const Cluster c = b.client("a")
+                        .previous_active({"0_0", "0_1", "0_2", "0_3"})
+                        .client("b")
+                        .previous_active({"0_4"})
                         .client("c")
                         .build();
   const auto r = builtin_plugins().run("fallback_prior", c, AssignmentSettings{});
@@ -113,8 +129,14 @@ TEST(FallbackPrior, StandbysOfPreservedActivesAreSpreadLikeSticky) {
   ClusterBuilder b;
   for (const char* t : {"0_0", "0_1", "0_2", "0_3"}) b.stateful(t, 10);
   const Cluster c = b.end_offsets_unknown()
-                        .client("a").previous_active({"0_0"}).client("b").previous_active({"0_1"})
-                        .client("c").previous_active({"0_2"}).client("d").previous_active({"0_3"})
+                        .client("a")
+                        .previous_active({"0_0"})
+                        .client("b")
+                        .previous_active({"0_1"})
+                        .client("c")
+                        .previous_active({"0_2"})
+                        .client("d")
+                        .previous_active({"0_3"})
                         .build();
   const auto r = builtin_plugins().run("fallback_prior", c, s);
   ASSERT_THAT(r.errors, IsEmpty());

@@ -54,8 +54,10 @@ TEST(HighAvailability, MostCaughtUpClientWinsWhenNobodyIsCaughtUp) {
   for (const auto& [first, second] : {std::pair{"a", "b"}, std::pair{"b", "a"}}) {
     const Cluster c = ClusterBuilder()
                           .stateful("0_0", 2000)
-                          .client(first).offsets({{"0_0", 1000}})   // lag 1000
-                          .client(second).offsets({{"0_0", 1500}})  // lag 500
+                          .client(first)
+                          .offsets({{"0_0", 1000}})  // lag 1000
+                          .client(second)
+                          .offsets({{"0_0", 1500}})  // lag 500
                           .build();
     const auto r = run_ha(c, s);
     EXPECT_EQ(active_client_of(c, r.assignment, "0_0"), second) << describe(c, r.assignment);
@@ -134,9 +136,14 @@ TEST(HighAvailability, CaughtUpStandbyTakesOverTheActive) {
   AssignmentSettings s;
   s.num_standby_replicas = 1;
   const Cluster c = ClusterBuilder()
-                        .stateful("0_0", 100000).stateful("0_1", 100000)
-                        .client("a").previous_active({"0_0", "0_1"}).offsets({{"0_0", -2}, {"0_1", -2}})
-                        .client("b").previous_standby({"0_0", "0_1"}).offsets({{"0_0", 99990}, {"0_1", 99995}})
+                        .stateful("0_0", 100000)
+                        .stateful("0_1", 100000)
+                        .client("a")
+                        .previous_active({"0_0", "0_1"})
+                        .offsets({{"0_0", -2}, {"0_1", -2}})
+                        .client("b")
+                        .previous_standby({"0_0", "0_1"})
+                        .offsets({{"0_0", 99990}, {"0_1", 99995}})
                         .client("c")
                         .build();
   const auto r = run_ha(c, s);
@@ -191,8 +198,13 @@ TEST(HighAvailability, IsDeterministic) {
 
 TEST(HighAvailability, MoreClientsThanTasksLeavesSomeClientsEmpty) {
   const Cluster c = ClusterBuilder()
-                        .stateful("0_0", 10).stateless("1_0")
-                        .client("a").client("b").client("c").client("d").client("e")
+                        .stateful("0_0", 10)
+                        .stateless("1_0")
+                        .client("a")
+                        .client("b")
+                        .client("c")
+                        .client("d")
+                        .client("e")
                         .build();
   const auto r = run_ha(c, AssignmentSettings{});
   EXPECT_THAT(r.assignment.actives, SizeIs(2));
@@ -232,9 +244,13 @@ TEST(HighAvailability, StandbyOnColdClientMovesToCaughtUpOneWithWarmup) {
   AssignmentSettings s;
   s.num_standby_replicas = 1;
   const Cluster c = ClusterBuilder()
-                        .stateful("0_0", 100000).stateful("0_1", 100)
-                        .client("a").previous_active({"0_0"}).offsets({{"0_0", -2}})
-                        .client("b").offsets({{"0_0", 99999}})
+                        .stateful("0_0", 100000)
+                        .stateful("0_1", 100)
+                        .client("a")
+                        .previous_active({"0_0"})
+                        .offsets({{"0_0", -2}})
+                        .client("b")
+                        .offsets({{"0_0", 99999}})
                         .client("c")
                         .build();
   const auto r = run_ha(c, s);

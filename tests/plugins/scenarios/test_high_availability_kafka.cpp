@@ -20,8 +20,8 @@ using namespace scenario_test;
 // movement step (kinds D and E, -3, an active between two caught-up clients) compare the two from
 // the same dealt target.
 testing::RunResult run(const char* strategy, const Cluster& c, const AssignmentSettings& s, bool dealt = false) {
-  const StrategyParams params = dealt ? StrategyParams(std::map<std::string, std::string>{{"sticky_target", "false"}})
-                                      : StrategyParams();
+  const StrategyParams params =
+      dealt ? StrategyParams(std::map<std::string, std::string>{{"sticky_target", "false"}}) : StrategyParams();
   return run_valid(strategy, c, s, params);
 }
 
@@ -55,9 +55,17 @@ TEST(HighAvailabilityLikeKafka, NonLoggedTasksArePlacedWithTheStatelessOnes) {
 // themselves: with threads 1 and 3 and four logged tasks, 1 and 3 of them (one per thread each).
 TEST(HighAvailabilityLikeKafka, PlusSpreadsTheLoggedTasksInProportionToThreadsByThemselves) {
   const Cluster c = ClusterBuilder()
-                        .nonlogged("0_0").nonlogged("0_1").nonlogged("0_2").nonlogged("0_3")
-                        .stateful("1_0", 1000).stateful("1_1", 1000).stateful("1_2", 1000).stateful("1_3", 1000)
-                        .client("a", 1).client("b", 3).build();
+                        .nonlogged("0_0")
+                        .nonlogged("0_1")
+                        .nonlogged("0_2")
+                        .nonlogged("0_3")
+                        .stateful("1_0", 1000)
+                        .stateful("1_1", 1000)
+                        .stateful("1_2", 1000)
+                        .stateful("1_3", 1000)
+                        .client("a", 1)
+                        .client("b", 3)
+                        .build();
   const auto plus = run("high_availability_plus", c, {});
   EXPECT_EQ(plus.metrics.stateful_load_spread, 0.0) << describe(c, plus.assignment);
   const auto on_a = actives_of(c, plus.assignment, "a");
@@ -72,8 +80,10 @@ TEST(HighAvailabilityLikeKafka, ScarcelyCaughtUpTasksAreServedFirst) {
                         .stateful("0_0", 100000)
                         .stateful("0_1", 100000)
                         .client("a")
-                        .client("b").offsets({{"0_0", -2}})
-                        .client("c").offsets({{"0_0", 95000}, {"0_1", -2}})
+                        .client("b")
+                        .offsets({{"0_0", -2}})
+                        .client("c")
+                        .offsets({{"0_0", 95000}, {"0_1", -2}})
                         .build();
   AssignmentSettings s;
   s.max_warmup_replicas = 1;
@@ -95,8 +105,10 @@ TEST(HighAvailabilityLikeKafka, StandbyFallsBackToAClientWithTheSameLagAndALower
   const Cluster c = ClusterBuilder()
                         .stateful("0_0", 100000)
                         .stateful("1_0", 100000)
-                        .client("a").offsets({{"0_0", -2}})
-                        .client("b").offsets({{"1_0", -2}})
+                        .client("a")
+                        .offsets({{"0_0", -2}})
+                        .client("b")
+                        .offsets({{"1_0", -2}})
                         .client("c")
                         .build();
   AssignmentSettings s;
@@ -119,8 +131,10 @@ TEST(HighAvailabilityLikeKafka, StandbyFallsBackToAClientWithTheSameLagAndALower
 TEST(HighAvailabilityLikeKafka, UnknownOffsetSumSortsAheadOfEveryLag) {
   const Cluster c = ClusterBuilder()
                         .stateful("0_0", 100000)
-                        .client("a").offsets({{"0_0", -3}})
-                        .client("b").offsets({{"0_0", -2}})
+                        .client("a")
+                        .offsets({{"0_0", -3}})
+                        .client("b")
+                        .offsets({{"0_0", -2}})
                         .build();
   const auto kafka = run("high_availability", c, {});
   EXPECT_EQ(active_client_of(c, kafka.assignment, "0_0"), "a");
@@ -144,8 +158,11 @@ TEST(HighAvailabilityLikeKafka, KafkaMovesAnActiveBetweenTwoCaughtUpClients) {
                         .stateful("0_0", 100000)
                         .stateful("1_0", 100000)
                         .client("a")
-                        .client("b").previous_active({"0_0"}).offsets({{"0_0", -2}})
-                        .client("c").offsets({{"0_0", 100000}})
+                        .client("b")
+                        .previous_active({"0_0"})
+                        .offsets({{"0_0", -2}})
+                        .client("c")
+                        .offsets({{"0_0", 100000}})
                         .build();
   const auto kafka = run("high_availability", c, {});
   EXPECT_EQ(active_client_of(c, kafka.assignment, "0_0"), "c") << describe(c, kafka.assignment);

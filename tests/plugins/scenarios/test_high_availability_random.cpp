@@ -29,7 +29,8 @@ std::vector<std::string> restoring_actives(const Cluster& c, const AssignmentSet
     if (!c.tasks[p.task].stateful || lags.caught_up(p.task, p.client) || lags.caught_up_count(p.task) == 0) continue;
     bool unknown = false;
     for (const OffsetSum& r : c.clients[p.client].offset_sums) unknown = unknown || (r.task == p.task && r.sum == -3);
-    if (!(unknown && except_unknown_reports)) out.push_back(to_string(c.tasks[p.task].id) + " on " + c.clients[p.client].id);
+    if (!(unknown && except_unknown_reports))
+      out.push_back(to_string(c.tasks[p.task].id) + " on " + c.clients[p.client].id);
   }
   return out;
 }

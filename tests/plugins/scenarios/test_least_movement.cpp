@@ -3,7 +3,6 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
-
 #include "cluster_builder.hpp"
 #include "random_group.hpp"
 #include "scenario_test.hpp"
@@ -32,10 +31,16 @@ std::vector<std::pair<std::string, std::int64_t>> running(const std::vector<std:
 TEST(LeastMovement, BalancedCaughtUpGroupDoesNotMove) {
   // Balanced but not in round-robin order: high_availability would shuffle it, we keep it.
   const Cluster c = ClusterBuilder()
-                        .stateful("0_0", 100000).stateful("0_1", 100000).stateful("0_2", 100000)
+                        .stateful("0_0", 100000)
+                        .stateful("0_1", 100000)
+                        .stateful("0_2", 100000)
                         .stateful("0_3", 100000)
-                        .client("a").previous_active({"0_0", "0_1"}).offsets(running({"0_0", "0_1"}))
-                        .client("b").previous_active({"0_2", "0_3"}).offsets(running({"0_2", "0_3"}))
+                        .client("a")
+                        .previous_active({"0_0", "0_1"})
+                        .offsets(running({"0_0", "0_1"}))
+                        .client("b")
+                        .previous_active({"0_2", "0_3"})
+                        .offsets(running({"0_2", "0_3"}))
                         .build();
   const auto r = run_lm(c, AssignmentSettings{});
   EXPECT_EQ(r.metrics.active_moves, 0u);
@@ -72,9 +77,14 @@ TEST(LeastMovement, ScaleOutMovesOnlyWhatBalanceRequires) {
 // gives b one of the three stateful tasks and the rest of its share in stateless ones.
 TEST(LeastMovement, StatelessTasksAbsorbTheImbalanceFirstButStatefulWorkIsShared) {
   const Cluster c = ClusterBuilder()
-                        .stateful("0_0", 100000).stateful("0_1", 100000).stateful("0_2", 100000)
-                        .stateless("1_0").stateless("1_1").stateless("1_2")
-                        .client("a").previous_active({"0_0", "0_1", "0_2", "1_0", "1_1", "1_2"})
+                        .stateful("0_0", 100000)
+                        .stateful("0_1", 100000)
+                        .stateful("0_2", 100000)
+                        .stateless("1_0")
+                        .stateless("1_1")
+                        .stateless("1_2")
+                        .client("a")
+                        .previous_active({"0_0", "0_1", "0_2", "1_0", "1_1", "1_2"})
                         .offsets(running({"0_0", "0_1", "0_2"}))
                         .client("b")
                         .build();
@@ -97,11 +107,21 @@ TEST(LeastMovement, AMoveGoesToACaughtUpClientBeforeACold) {
   AssignmentSettings s;
   s.num_standby_replicas = 1;
   const Cluster c = ClusterBuilder()
-                        .stateful("0_0", 100000).stateful("0_1", 100000).stateful("0_2", 100000)
-                        .stateless("1_0").stateless("1_1").stateless("1_2")
-                        .client("a").previous_active({"0_0", "0_1", "0_2"}).offsets(running({"0_0", "0_1", "0_2"}))
-                        .client("b").previous_active({"1_0", "1_1"}).previous_standby({"0_2"}).offsets({{"0_2", 99990}})
-                        .client("c").previous_active({"1_2"})
+                        .stateful("0_0", 100000)
+                        .stateful("0_1", 100000)
+                        .stateful("0_2", 100000)
+                        .stateless("1_0")
+                        .stateless("1_1")
+                        .stateless("1_2")
+                        .client("a")
+                        .previous_active({"0_0", "0_1", "0_2"})
+                        .offsets(running({"0_0", "0_1", "0_2"}))
+                        .client("b")
+                        .previous_active({"1_0", "1_1"})
+                        .previous_standby({"0_2"})
+                        .offsets({{"0_2", 99990}})
+                        .client("c")
+                        .previous_active({"1_2"})
                         .build();
   const auto r = run_lm(c, s);
   EXPECT_EQ(active_client_of(c, r.assignment, "0_2"), "b") << describe(c, r.assignment);
@@ -165,9 +185,11 @@ RC_GTEST_PROP(LeastMovement, TargetIsTheCheapestBalancedAssignmentByBruteForce, 
     if (*std::max_element(logged, logged + 3) - *std::min_element(logged, logged + 3) > 1) continue;
     best = std::min(best, cost);
   }
-  testing::require(got == best, [&] { return "cost " + std::to_string(got) + ", brute force " + std::to_string(best) + "\n" + describe(c, target.assignment); });
+  testing::require(got == best, [&] {
+    return "cost " + std::to_string(got) + ", brute force " + std::to_string(best) + "\n" +
+           describe(c, target.assignment);
+  });
 }
-
 
 // The target is balanced by the state-aware rule on any group (unequal threads, racks, skewed
 // history, non-logged stores): the actives per thread within one task, and the actives with a

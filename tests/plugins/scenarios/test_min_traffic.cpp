@@ -24,7 +24,8 @@ std::vector<std::uint32_t> per_client(const Cluster& c, const std::vector<Placem
 }
 
 bool same_counts(const Cluster& c, const Assignment& a, const Assignment& b) {
-  return per_client(c, a.actives) == per_client(c, b.actives) && per_client(c, a.standbys) == per_client(c, b.standbys) &&
+  return per_client(c, a.actives) == per_client(c, b.actives) &&
+         per_client(c, a.standbys) == per_client(c, b.standbys) &&
          per_client(c, a.warmups) == per_client(c, b.warmups) && a.probing_rebalance == b.probing_rebalance;
 }
 
@@ -46,8 +47,8 @@ testing::RunResult run(const std::string& strategy, const Cluster& c, const Assi
   return run_valid(strategy, c, s);
 }
 
-ScenarioSpec rack_spec(ScenarioKind kind, std::uint32_t clients, std::uint32_t subtopologies,
-                       std::uint32_t partitions, std::uint64_t seed) {
+ScenarioSpec rack_spec(ScenarioKind kind, std::uint32_t clients, std::uint32_t subtopologies, std::uint32_t partitions,
+                       std::uint64_t seed) {
   ScenarioSpec spec;
   spec.kind = kind;
   spec.clients = clients;
@@ -67,8 +68,8 @@ ScenarioSpec rack_spec(ScenarioKind kind, std::uint32_t clients, std::uint32_t s
 TEST(MinTraffic, CutsHighAvailabilityPlusTrafficByAtLeast45PercentOnGeneratedRackScenarios) {
   AssignmentSettings s;
   s.num_standby_replicas = 1;
-  for (ScenarioKind kind : {ScenarioKind::fresh, ScenarioKind::scale_out, ScenarioKind::scale_in,
-                            ScenarioKind::rolling_restart}) {
+  for (ScenarioKind kind :
+       {ScenarioKind::fresh, ScenarioKind::scale_out, ScenarioKind::scale_in, ScenarioKind::rolling_restart}) {
     for (std::uint64_t seed : {1u, 2u, 3u}) {
       SCOPED_TRACE(std::string(to_string(kind)) + " seed " + std::to_string(seed));
       const Cluster c = generate_cluster(rack_spec(kind, 12, 6, 40, seed));
@@ -181,8 +182,7 @@ Cluster zone_cluster_grid(int tasks) {
   for (int z = 1; z <= 3; ++z)
     for (int k = 1; k <= 3; ++k) b.client("z" + std::to_string(z) + "-k" + std::to_string(k));
   Cluster c = b.build();
-  for (auto& client : c.clients)
-    client.tags = {{"zone", client.id.substr(0, 2)}, {"cluster", client.id.substr(3, 2)}};
+  for (auto& client : c.clients) client.tags = {{"zone", client.id.substr(0, 2)}, {"cluster", client.id.substr(3, 2)}};
   return c;
 }
 
@@ -268,13 +268,17 @@ RC_GTEST_PROP(MinTrafficRandom, ValidNeverRestoringAndKeepsHighAvailabilityCount
   plain.rack_aware.strategy = RackAwareStrategy::none;
   const auto ha = builtin_plugins().run("high_availability_plus", c, plain);
   testing::require_valid(c, ha);
-  testing::require_run(same_counts(c, ha.assignment, mt.assignment), c, mt, "per-client counts differ from the packing's");
+  testing::require_run(same_counts(c, ha.assignment, mt.assignment), c, mt,
+                       "per-client counts differ from the packing's");
   if (ha.metrics.cross_rack_traffic)
-    testing::require_run(*mt.metrics.cross_rack_traffic <= *ha.metrics.cross_rack_traffic, c, mt, "more cross-rack traffic");
+    testing::require_run(*mt.metrics.cross_rack_traffic <= *ha.metrics.cross_rack_traffic, c, mt,
+                         "more cross-rack traffic");
   // Tag spread never suffers from the optimiser.
   if (!g.settings.rack_aware.tags.empty())
-    testing::require_run(*mt.metrics.tag_spread_shortfall <= *ha.metrics.tag_spread_shortfall, c, mt, "worse tag spread");
-  testing::require(builtin_plugins().run("min_traffic", c, g.settings).assignment == mt.assignment, "not deterministic");
+    testing::require_run(*mt.metrics.tag_spread_shortfall <= *ha.metrics.tag_spread_shortfall, c, mt,
+                         "worse tag spread");
+  testing::require(builtin_plugins().run("min_traffic", c, g.settings).assignment == mt.assignment,
+                   "not deterministic");
 }
 
 RC_GTEST_PROP(MinTrafficRandom, HighAvailabilityAndStickyStayValidWithRackAwareSettings, ()) {

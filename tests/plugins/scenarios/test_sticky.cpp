@@ -69,10 +69,8 @@ TEST(Sticky, NewClientTakesItsShareWithoutFlippingTasksBetweenExistingClients) {
   // Kafka: shouldAssignTasksToNewClientWithoutFlippingAssignmentBetweenExistingClients.
   ClusterBuilder b;
   for (const auto& t : ids("0_", 0, 6)) b.stateful(t, 1000);
-  const Cluster c = b.client("a").previous_active(ids("0_", 0, 3))
-                        .client("b").previous_active(ids("0_", 3, 6))
-                        .client("new")
-                        .build();
+  const Cluster c =
+      b.client("a").previous_active(ids("0_", 0, 3)).client("b").previous_active(ids("0_", 3, 6)).client("new").build();
   const auto r = run_sticky(c);
   EXPECT_THAT(actives_of(c, r.assignment, "a"), SizeIs(2));
   EXPECT_THAT(actives_of(c, r.assignment, "b"), SizeIs(2));
@@ -101,10 +99,8 @@ TEST(Sticky, OnlyTheExcessMovesWhenAClientJoins) {
   // Kafka: shouldMoveMinimalNumberOfTasksWhenPreviouslyAboveCapacityAndNewClientAdded.
   ClusterBuilder b;
   for (const auto& t : ids("0_", 0, 4)) b.stateful(t, 1000);
-  const Cluster c = b.client("a").previous_active({"0_0", "0_2"})
-                        .client("b").previous_active({"0_1", "0_3"})
-                        .client("c")
-                        .build();
+  const Cluster c =
+      b.client("a").previous_active({"0_0", "0_2"}).client("b").previous_active({"0_1", "0_3"}).client("c").build();
   const auto r = run_sticky(c);
   EXPECT_THAT(actives_of(c, r.assignment, "c"), SizeIs(1));
   EXPECT_EQ(r.metrics.active_moves, 1u) << describe(c, r.assignment);
@@ -113,8 +109,10 @@ TEST(Sticky, OnlyTheExcessMovesWhenAClientJoins) {
 TEST(Sticky, AClientOverItsQuotaGivesUpStatelessTasksBeforeStatefulOnes) {
   // `a` may keep one of its two tasks: it keeps the one with state; the stateless one moves for free.
   const Cluster c = ClusterBuilder()
-                        .stateless("0_0").stateful("1_0", 100000)
-                        .client("a").previous_active({"0_0", "1_0"})
+                        .stateless("0_0")
+                        .stateful("1_0", 100000)
+                        .client("a")
+                        .previous_active({"0_0", "1_0"})
                         .client("b")
                         .build();
   const auto r = run_sticky(c);
@@ -128,9 +126,12 @@ TEST(Sticky, OrphanedTasksGoToTheirPreviousStandbyHolders) {
   // Kafka: shouldAssignTasksToClientWithPreviousStandbyTasks (the holders are not the index order).
   ClusterBuilder b;
   for (const auto& t : ids("0_", 0, 3)) b.stateful(t, 1000);
-  const Cluster c = b.client("a").previous_standby({"0_2"})
-                        .client("b").previous_standby({"0_0"})
-                        .client("c").previous_standby({"0_1"})
+  const Cluster c = b.client("a")
+                        .previous_standby({"0_2"})
+                        .client("b")
+                        .previous_standby({"0_0"})
+                        .client("c")
+                        .previous_standby({"0_1"})
                         .build();
   const auto r = run_sticky(c);
   EXPECT_THAT(actives_of(c, r.assignment, "a"), ElementsAre("0_2"));
@@ -142,8 +143,10 @@ TEST(Sticky, StandbyHoldersTakeTasksOnlyUpToTheQuota) {
   // Kafka: shouldAssignTasksToNewClientWithoutFlippingAssignmentBetweenExistingAndBouncedClients.
   ClusterBuilder b;
   for (const auto& t : ids("0_", 0, 7)) b.stateful(t, 1000);
-  const Cluster c = b.client("a").previous_active({"0_0", "0_1", "0_2", "0_6"})
-                        .client("b").previous_standby({"0_3", "0_4", "0_5"})
+  const Cluster c = b.client("a")
+                        .previous_active({"0_0", "0_1", "0_2", "0_6"})
+                        .client("b")
+                        .previous_standby({"0_3", "0_4", "0_5"})
                         .client("new")
                         .build();
   const auto r = run_sticky(c);
@@ -160,8 +163,11 @@ TEST(Sticky, BalancesOverUnevenCapacitiesWhileKeepingWhatFits) {
   // keeps is the first of its tasks in HashMap order: 0_3, then 0_11 and 0_10.
   {
     const Cluster c = ClusterBuilder()
-                          .stateful("0_0", 10).stateful("0_2", 10).stateful("0_3", 10)
-                          .client("a", 1).previous_active({"0_0", "0_2", "0_3"})
+                          .stateful("0_0", 10)
+                          .stateful("0_2", 10)
+                          .stateful("0_3", 10)
+                          .client("a", 1)
+                          .previous_active({"0_0", "0_2", "0_3"})
                           .client("b", 2)
                           .build();
     const auto r = run_sticky(c);
@@ -191,8 +197,12 @@ TEST(Sticky, AClientWithNoTaskWinsAtOnceElseMoreThreadsAtEqualLoad) {
   }
   {
     const Cluster c = ClusterBuilder()
-                          .stateful("0_0", 10).stateful("0_1", 10).stateful("0_2", 10)
-                          .client("a", 1).client("b", 1).client("c", 3)
+                          .stateful("0_0", 10)
+                          .stateful("0_1", 10)
+                          .stateful("0_2", 10)
+                          .client("a", 1)
+                          .client("b", 1)
+                          .client("c", 3)
                           .build();
     const auto r = run_sticky(c);
     EXPECT_THAT(actives_of(c, r.assignment, "a"), ElementsAre("0_0"));
@@ -203,8 +213,13 @@ TEST(Sticky, AClientWithNoTaskWinsAtOnceElseMoreThreadsAtEqualLoad) {
     // After one task each, a is at load 1 and b and c at 1/2 with two threads each: b and c tie on
     // load and threads, and the first in order, b, takes 0_3.
     const Cluster c = ClusterBuilder()
-                          .stateful("0_0", 10).stateful("0_1", 10).stateful("0_2", 10).stateful("0_3", 10)
-                          .client("a", 1).client("b", 2).client("c", 2)
+                          .stateful("0_0", 10)
+                          .stateful("0_1", 10)
+                          .stateful("0_2", 10)
+                          .stateful("0_3", 10)
+                          .client("a", 1)
+                          .client("b", 2)
+                          .client("c", 2)
                           .build();
     const auto r = run_sticky(c);
     EXPECT_THAT(actives_of(c, r.assignment, "a"), ElementsAre("0_0"));
@@ -247,7 +262,8 @@ TEST(Sticky, NoTwoClientsHoldTheSameSetOfTasks) {
     for (std::size_t i = 0; i < names.size(); ++i)
       for (std::size_t j = i + 1; j < names.size(); ++j)
         EXPECT_NE(held_by(c, r.assignment, names[i]), held_by(c, r.assignment, names[j]))
-            << names[i] << " and " << names[j] << "\n" << describe(c, r.assignment);
+            << names[i] << " and " << names[j] << "\n"
+            << describe(c, r.assignment);
     EXPECT_EQ(r.metrics.total_load_spread, 0.0) << describe(c, r.assignment);
   }
 }
@@ -278,10 +294,15 @@ TEST(Sticky, StandbysAvoidTheActiveClientAndSpreadOut) {
 TEST(Sticky, EveryOtherClientGetsAReplicaWhenAsked) {
   // Kafka: shouldAssignMultipleReplicasOfStandbyTask.
   const Cluster c = ClusterBuilder()
-                        .stateful("0_0", 10).stateful("0_1", 10).stateful("0_2", 10)
-                        .client("a").previous_active({"0_0"})
-                        .client("b").previous_active({"0_1"})
-                        .client("c").previous_active({"0_2"})
+                        .stateful("0_0", 10)
+                        .stateful("0_1", 10)
+                        .stateful("0_2", 10)
+                        .client("a")
+                        .previous_active({"0_0"})
+                        .client("b")
+                        .previous_active({"0_1"})
+                        .client("c")
+                        .previous_active({"0_2"})
                         .build();
   const auto r = run_sticky(c, standbys(2));
   EXPECT_THAT(standbys_of(c, r.assignment, "a"), ElementsAre("0_1", "0_2"));
@@ -305,10 +326,15 @@ TEST(Sticky, StandbysGoToTheLeastLoadedClientsAndOnlyLoggedTasksGetThem) {
 TEST(Sticky, PreviousStandbyHolderKeepsItsStandby) {
   // `c` held 0_1's standby: it keeps it though `a` and `b` are ahead of it in the least-loaded order.
   const Cluster c = ClusterBuilder()
-                        .stateful("0_0", 10).stateful("0_1", 10).stateful("0_2", 10)
-                        .client("a").previous_active({"0_1"})
+                        .stateful("0_0", 10)
+                        .stateful("0_1", 10)
+                        .stateful("0_2", 10)
+                        .client("a")
+                        .previous_active({"0_1"})
                         .client("b")
-                        .client("c").previous_active({"0_0"}).previous_standby({"0_1"})
+                        .client("c")
+                        .previous_active({"0_0"})
+                        .previous_standby({"0_1"})
                         .build();
   const auto r = run_sticky(c, standbys(1));
   EXPECT_THAT(standbys_of(c, r.assignment, "c"), ElementsAre("0_1")) << describe(c, r.assignment);
@@ -321,9 +347,12 @@ TEST(Sticky, WithFewerTasksThanThreadsThePreviousOwnerKeepsOnlyWhatFindClientGiv
   // order (0_1 before 0_0): 0_1 among {y, z}: its previous owner `z` is at capacity and `y` is
   // empty, so `y`; 0_0 among {x, y}: both hold one task, `x` comes first. `z` keeps no copy of 0_1.
   const Cluster c = ClusterBuilder()
-                        .stateful("0_0", 10).stateful("0_1", 10)
-                        .client("x").client("y")
-                        .client("z").previous_active({"0_0", "0_1"})
+                        .stateful("0_0", 10)
+                        .stateful("0_1", 10)
+                        .client("x")
+                        .client("y")
+                        .client("z")
+                        .previous_active({"0_0", "0_1"})
                         .build();
   const auto r = run_sticky(c, standbys(1));
   EXPECT_THAT(actives_of(c, r.assignment, "z"), ElementsAre("0_0"));
@@ -347,8 +376,11 @@ TEST(Sticky, BalancesEvenWhenThatRestoresStateLagsAreIgnored) {
   // for balance (a restoring active, which high_availability would avoid with a warmup), and asks
   // for no follow-up rebalance.
   const Cluster c = ClusterBuilder()
-                        .stateful("0_0", 100000).stateful("0_1", 100000)
-                        .client("a").previous_active({"0_0", "0_1"}).offsets({{"0_0", -2}, {"0_1", -2}})
+                        .stateful("0_0", 100000)
+                        .stateful("0_1", 100000)
+                        .client("a")
+                        .previous_active({"0_0", "0_1"})
+                        .offsets({{"0_0", -2}, {"0_1", -2}})
                         .client("b")
                         .build();
   const auto r = run_sticky(c);
@@ -405,7 +437,8 @@ RC_GTEST_PROP(StickyRandom, GroupsAreValidStickyAndDeterministic, ()) {
   for (const auto& p : r.assignment.actives) {
     const ClientIndex owner = previous[p.task];
     if (owner != kNoClient && owner != p.client)
-      testing::require_run(actives[owner] >= per_thread * c.clients[owner].threads, c, r, "task " + to_string(c.tasks[p.task].id) + " left " + c.clients[owner].id);
+      testing::require_run(actives[owner] >= per_thread * c.clients[owner].threads, c, r,
+                           "task " + to_string(c.tasks[p.task].id) + " left " + c.clients[owner].id);
   }
   // Every standby that fits is placed.
   std::uint64_t logged = 0;

@@ -36,9 +36,14 @@ TEST(StreamsBalanced, TheDealIsWeightedByThreads) {
 // stateless tasks continue the deal where the stateful ones stopped.
 TEST(StreamsBalanced, HistoryIsIgnoredAndStatelessTasksContinueTheDeal) {
   const Cluster c = ClusterBuilder()
-                        .stateful("0_0", 0).stateful("0_1", 0)
-                        .stateless("1_0").stateless("1_1").stateless("1_2")
-                        .client("a").client("b").previous_active({"1_0", "1_1", "1_2"})
+                        .stateful("0_0", 0)
+                        .stateful("0_1", 0)
+                        .stateless("1_0")
+                        .stateless("1_1")
+                        .stateless("1_2")
+                        .client("a")
+                        .client("b")
+                        .previous_active({"1_0", "1_1", "1_2"})
                         .build();
   const auto r = run(c);
   EXPECT_THAT(actives_of(c, r.assignment, "a"), ElementsAre("0_0", "1_0", "1_2"));
@@ -56,8 +61,11 @@ TEST(StreamsBalanced, HistoryIsIgnoredAndStatelessTasksContinueTheDeal) {
 // id order, m1.
 TEST(StreamsBalanced, TheMembersAreKafkas) {
   Cluster c = ClusterBuilder()
-                  .stateful("0_0", 10).stateful("0_1", 10).stateful("0_2", 10)
-                  .client("a", 2).previous_active({"0_0", "0_1"})
+                  .stateful("0_0", 10)
+                  .stateful("0_1", 10)
+                  .stateful("0_2", 10)
+                  .client("a", 2)
+                  .previous_active({"0_0", "0_1"})
                   .build();
   ThreadHistory m2, m1;
   m2.name = "m2";
@@ -114,7 +122,9 @@ RC_GTEST_PROP(StreamsBalancedRandom, ValidDeterministicStandbysAtKafkasFixedPoin
       const double proposed = (held[src] - 1) / ts - (held[dst] + 1) / td;
       const bool movable = skew > 0 && proposed >= 0 && proposed < skew;
       for (TaskIndex t : standbys[src])
-        testing::require_run(!(movable && !holds[dst][t]), c, raw, "standby " + to_string(c.tasks[t].id) + " could still move from " + c.clients[src].id + " to " + c.clients[dst].id);
+        testing::require_run(!(movable && !holds[dst][t]), c, raw,
+                             "standby " + to_string(c.tasks[t].id) + " could still move from " + c.clients[src].id +
+                                 " to " + c.clients[dst].id);
     }
 }
 

@@ -23,15 +23,15 @@
 namespace assignor {
 namespace {
 
-using testing::actives_of;
 using testing::active_client_of;
+using testing::actives_of;
 using testing::builtin_plugins;
 using testing::ClusterBuilder;
 using testing::describe;
-using testing::standbys_of;
-using testing::warmups_of;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
+using testing::standbys_of;
+using testing::warmups_of;
 
 constexpr const char* kDefault = "";  // kafka_version not given
 constexpr const char* k44 = "4.4";
@@ -52,10 +52,17 @@ testing::RunResult run(const Cluster& c, const AssignmentSettings& s = {}, bool 
 
 TEST(StreamsSticky, ASteadyGroupKeepsEverything) {
   const Cluster c = ClusterBuilder()
-                        .stateful("0_0", 1000).stateful("0_1", 1000).stateless("1_0").stateless("1_1")
-                        .client("a").previous_active({"0_0", "1_0"}).previous_standby({"0_1"})
+                        .stateful("0_0", 1000)
+                        .stateful("0_1", 1000)
+                        .stateless("1_0")
+                        .stateless("1_1")
+                        .client("a")
+                        .previous_active({"0_0", "1_0"})
+                        .previous_standby({"0_1"})
                         .offsets({{"0_0", -2}, {"0_1", 1000}})
-                        .client("b").previous_active({"0_1", "1_1"}).previous_standby({"0_0"})
+                        .client("b")
+                        .previous_active({"0_1", "1_1"})
+                        .previous_standby({"0_0"})
                         .offsets({{"0_1", -2}, {"0_0", 1000}})
                         .build();
   AssignmentSettings s;
@@ -90,8 +97,12 @@ TEST(StreamsSticky, ThePerThreadQuotaCapsWhatThePreviousOwnerKeeps) {
 // 1_0 (partition 0 of both), not 0_0 and 0_1.
 TEST(StreamsSticky, StickyPlacementsGoInPartitionThenSubtopologyOrder) {
   const Cluster c = ClusterBuilder()
-                        .stateless("0_0").stateless("0_1").stateless("1_0").stateless("1_1")
-                        .client("a").previous_active({"0_0", "0_1", "1_0", "1_1"})
+                        .stateless("0_0")
+                        .stateless("0_1")
+                        .stateless("1_0")
+                        .stateless("1_1")
+                        .client("a")
+                        .previous_active({"0_0", "0_1", "1_0", "1_1"})
                         .client("b")
                         .build();
   const auto r = run(c);
@@ -105,9 +116,14 @@ TEST(StreamsSticky, StickyPlacementsGoInPartitionThenSubtopologyOrder) {
 TEST(StreamsSticky, WithoutTheOwnerTheBestPreviousCopyTakesTheTask) {
   const Cluster c = ClusterBuilder()
                         .stateful("0_0", 1000)
-                        .client("b").previous_standby({"0_0"}).offsets({{"0_0", 900}})
-                        .client("c").offsets({{"0_0", 990}})
-                        .client("d").previous_standby({"0_0"}).offsets({{"0_0", 800}})
+                        .client("b")
+                        .previous_standby({"0_0"})
+                        .offsets({{"0_0", 900}})
+                        .client("c")
+                        .offsets({{"0_0", 990}})
+                        .client("d")
+                        .previous_standby({"0_0"})
+                        .offsets({{"0_0", 800}})
                         .build();
   const auto r = run(c);
   EXPECT_EQ(active_client_of(c, r.assignment, "0_0"), "b");
@@ -117,10 +133,17 @@ TEST(StreamsSticky, WithoutTheOwnerTheBestPreviousCopyTakesTheTask) {
 // thread holds strictly fewer tasks. b ranks first (higher offsets); d is empty.
 TEST(StreamsSticky, ALaterCandidateWinsOnlyWhenStrictlyLessLoaded) {
   const Cluster busy = ClusterBuilder()
-                           .stateful("0_0", 1000).stateless("1_0").stateless("1_1")
-                           .client("a").client("b", 2).previous_active({"1_0", "1_1"}).previous_standby({"0_0"})
+                           .stateful("0_0", 1000)
+                           .stateless("1_0")
+                           .stateless("1_1")
+                           .client("a")
+                           .client("b", 2)
+                           .previous_active({"1_0", "1_1"})
+                           .previous_standby({"0_0"})
                            .offsets({{"0_0", 950}})
-                           .client("d").previous_standby({"0_0"}).offsets({{"0_0", 900}})
+                           .client("d")
+                           .previous_standby({"0_0"})
+                           .offsets({{"0_0", 900}})
                            .build();
   // 4.4, one pass in (partition, sub-topology) order 0_0, 1_0, 1_1, quota ceil(3 / 4) = 1: 0_0 has
   // no previous active; b's threads keep 1_0 and 1_1 (one each); then for 0_0 b (load 2 / 2, its
@@ -132,10 +155,16 @@ TEST(StreamsSticky, ALaterCandidateWinsOnlyWhenStrictlyLessLoaded) {
   EXPECT_EQ(active_client_of(busy, run(busy, {}, true, kTrunk).assignment, "0_0"), "b");
 
   const Cluster loaded = ClusterBuilder()
-                             .stateful("0_0", 1000).stateful("0_1", 1000).stateful("0_2", 1000)
-                             .client("b", 2).previous_active({"0_1", "0_2"}).previous_standby({"0_0"})
+                             .stateful("0_0", 1000)
+                             .stateful("0_1", 1000)
+                             .stateful("0_2", 1000)
+                             .client("b", 2)
+                             .previous_active({"0_1", "0_2"})
+                             .previous_standby({"0_0"})
                              .offsets({{"0_0", 950}, {"0_1", -2}, {"0_2", -2}})
-                             .client("d", 2).previous_standby({"0_0"}).offsets({{"0_0", 900}})
+                             .client("d", 2)
+                             .previous_standby({"0_0"})
+                             .offsets({{"0_0", 900}})
                              .build();
   // 0_1, 0_2 stay on b in step 1 (quota ceil(3 / 4) = 1 per thread: one per thread of b); for 0_0
   // b ranks first but d is strictly less loaded on both counts.
@@ -147,9 +176,12 @@ TEST(StreamsSticky, ALaterCandidateWinsOnlyWhenStrictlyLessLoaded) {
 // rebalance. Without the refiner b would run them cold.
 TEST(StreamsSticky, TheRefinerKeepsMovedTasksOnTheCaughtUpOwnerWhileTheTargetWarmsUp) {
   const Cluster c = ClusterBuilder()
-                        .stateful("0_0", 100000).stateful("0_1", 100000).stateful("0_2", 100000)
+                        .stateful("0_0", 100000)
+                        .stateful("0_1", 100000)
+                        .stateful("0_2", 100000)
                         .stateful("0_3", 100000)
-                        .client("a").previous_active({"0_0", "0_1", "0_2", "0_3"})
+                        .client("a")
+                        .previous_active({"0_0", "0_1", "0_2", "0_3"})
                         .offsets({{"0_0", -2}, {"0_1", -2}, {"0_2", -2}, {"0_3", -2}})
                         .client("b")
                         .build();
@@ -166,11 +198,16 @@ TEST(StreamsSticky, TheRefinerKeepsMovedTasksOnTheCaughtUpOwnerWhileTheTargetWar
 
   // Next round, b caught up: the moves are granted.
   const Cluster next = ClusterBuilder()
-                           .stateful("0_0", 100000).stateful("0_1", 100000).stateful("0_2", 100000)
+                           .stateful("0_0", 100000)
+                           .stateful("0_1", 100000)
+                           .stateful("0_2", 100000)
                            .stateful("0_3", 100000)
-                           .client("a").previous_active({"0_0", "0_1", "0_2", "0_3"})
+                           .client("a")
+                           .previous_active({"0_0", "0_1", "0_2", "0_3"})
                            .offsets({{"0_0", -2}, {"0_1", -2}, {"0_2", -2}, {"0_3", -2}})
-                           .client("b").previous_standby({"0_2", "0_3"}).offsets({{"0_2", 100000}, {"0_3", 100000}})
+                           .client("b")
+                           .previous_standby({"0_2", "0_3"})
+                           .offsets({{"0_2", 100000}, {"0_3", 100000}})
                            .build();
   const auto done = run(next);
   EXPECT_THAT(actives_of(next, done.assignment, "b"), ElementsAre("0_2", "0_3"));
@@ -180,9 +217,14 @@ TEST(StreamsSticky, TheRefinerKeepsMovedTasksOnTheCaughtUpOwnerWhileTheTargetWar
 // Standbys: the previous active owner first (its process does not hold the task any more).
 TEST(StreamsSticky, AStandbyGoesBackToThePreviousActiveOwnerFirst) {
   const Cluster c = ClusterBuilder()
-                        .stateful("0_0", 1000).stateful("0_1", 1000)
-                        .client("a").previous_active({"0_0", "0_1"}).offsets({{"0_0", -2}, {"0_1", -2}})
-                        .client("b").previous_standby({"0_0", "0_1"}).offsets({{"0_0", 1000}, {"0_1", 1000}})
+                        .stateful("0_0", 1000)
+                        .stateful("0_1", 1000)
+                        .client("a")
+                        .previous_active({"0_0", "0_1"})
+                        .offsets({{"0_0", -2}, {"0_1", -2}})
+                        .client("b")
+                        .previous_standby({"0_0", "0_1"})
+                        .offsets({{"0_0", 1000}, {"0_1", 1000}})
                         .build();
   AssignmentSettings s;
   s.num_standby_replicas = 1;
@@ -231,8 +273,10 @@ TEST(StreamsSticky, TheMemberIsKafkasToo) {
 // keeps 1_0, and the stateless 0_0 moves to b.
 TEST(StreamsStickyKafkaVersion, Kafka44PlacesActivesInOnePassTrunkStatefulFirst) {
   const Cluster c = ClusterBuilder()
-                        .stateless("0_0").stateful("1_0", 1000)
-                        .client("a").previous_active({"0_0", "1_0"})
+                        .stateless("0_0")
+                        .stateful("1_0", 1000)
+                        .client("a")
+                        .previous_active({"0_0", "1_0"})
                         .client("b")
                         .build();
   const auto r44 = run(c, {}, false, k44);
@@ -251,9 +295,13 @@ TEST(StreamsStickyKafkaVersion, Kafka44PlacesActivesInOnePassTrunkStatefulFirst)
 // "a" = 97 in bin 1): b. Trunk breaks the tie by stateless actives per member: a has none, a wins.
 TEST(StreamsStickyKafkaVersion, Kafka44BreaksLoadTiesByHashOrderTrunkByStatelessLoad) {
   const Cluster c = ClusterBuilder()
-                        .stateless("0_0").stateless("0_1").stateful("1_0", 1000)
-                        .client("a").previous_active({"1_0"})
-                        .client("b").previous_active({"0_0"})
+                        .stateless("0_0")
+                        .stateless("0_1")
+                        .stateful("1_0", 1000)
+                        .client("a")
+                        .previous_active({"1_0"})
+                        .client("b")
+                        .previous_active({"0_0"})
                         .build();
   const auto r44 = run(c, {}, false, k44);
   EXPECT_THAT(actives_of(c, r44.assignment, "a"), ElementsAre("1_0"));
@@ -270,9 +318,14 @@ TEST(StreamsStickyKafkaVersion, Kafka44BreaksLoadTiesByHashOrderTrunkByStateless
 TEST(StreamsStickyKafkaVersion, Kafka44IgnoresTagsTrunkSpreadsStandbysOverThem) {
   const Cluster c = ClusterBuilder()
                         .stateful("0_0", 1000)
-                        .client("a").tag("zone", "z1").previous_active({"0_0"})
-                        .client("b").tag("zone", "z1").previous_standby({"0_0"})
-                        .client("c").tag("zone", "z2")
+                        .client("a")
+                        .tag("zone", "z1")
+                        .previous_active({"0_0"})
+                        .client("b")
+                        .tag("zone", "z1")
+                        .previous_standby({"0_0"})
+                        .client("c")
+                        .tag("zone", "z2")
                         .build();
   AssignmentSettings s;
   s.num_standby_replicas = 1;
@@ -339,8 +392,12 @@ TEST(StreamsStickyKafkaVersion, TheHostGivesItTheConfiguredStandbysKafkasQuotaCo
     running.emplace_back(t, -2);
     standing.emplace_back(t, 1000);
   }
-  Cluster c = b.client("a").previous_active(all).offsets(running)
-                  .client("b", 2).previous_standby(all).offsets(standing)
+  Cluster c = b.client("a")
+                  .previous_active(all)
+                  .offsets(running)
+                  .client("b", 2)
+                  .previous_standby(all)
+                  .offsets(standing)
                   .build();
   c.clients[0].threads_history = {ThreadHistory{"a", indices, {}}};
   c.clients[1].threads_history = {ThreadHistory{"x", {}, indices}, ThreadHistory{"y", {}, {}}};
@@ -375,13 +432,14 @@ RC_GTEST_PROP(StreamsStickyRandom, GroupsAreValidDeterministicAndNeverRestoreWhi
   testing::require_run(r.assignment.warmups.size() <= s.max_warmup_replicas, c, r, "too many warmups");
   if (!r.assignment.warmups.empty())
     testing::require_run(r.assignment.probing_rebalance, c, r, "warmups without a probing rebalance");
-  testing::require(builtin_plugins().run("streams_sticky", c, s, refiner_param(true, version)).assignment ==
-                       r.assignment,
-                   "not deterministic");
+  testing::require(
+      builtin_plugins().run("streams_sticky", c, s, refiner_param(true, version)).assignment == r.assignment,
+      "not deterministic");
   // Without the refiner: never a warmup, never probing, and every task placed all the same.
   const auto raw = builtin_plugins().run("streams_sticky", c, s, refiner_param(false, version));
   testing::require_valid(c, raw);
-  testing::require_run(raw.assignment.warmups.empty() && !raw.assignment.probing_rebalance, c, raw, "warmups or probing without the refiner");
+  testing::require_run(raw.assignment.warmups.empty() && !raw.assignment.probing_rebalance, c, raw,
+                       "warmups or probing without the refiner");
 }
 
 }  // namespace

@@ -59,9 +59,12 @@ double largest_weight(const Cluster& c) {
 TEST(Weighted, BalancesWeightWhereCountBalanceCannot) {
   // One hot partition (6) and three cool ones (2): two tasks each is count-balanced and 8 vs 4.
   const Cluster c = ClusterBuilder()
-                        .weighted("0_0", 6.0, 1000).weighted("0_1", 2.0, 1000)
-                        .weighted("0_2", 2.0, 1000).weighted("0_3", 2.0, 1000)
-                        .client("a").client("b")
+                        .weighted("0_0", 6.0, 1000)
+                        .weighted("0_1", 2.0, 1000)
+                        .weighted("0_2", 2.0, 1000)
+                        .weighted("0_3", 2.0, 1000)
+                        .client("a")
+                        .client("b")
                         .build();
   const auto w = run("weighted", c, AssignmentSettings{});
   EXPECT_THAT(actives_of(c, w.assignment, "a"), ElementsAre("0_0"));
@@ -79,9 +82,13 @@ TEST(Weighted, BalancesWeightWhereCountBalanceCannot) {
 TEST(Weighted, PerThreadLoadWithUnequalThreads) {
   // a has 3 threads, b 1: the average is 3 per thread, so a should carry 9 and b 3.
   const Cluster c = ClusterBuilder()
-                        .weighted("0_0", 3.0).weighted("0_1", 3.0).weighted("0_2", 3.0)
-                        .weighted("0_3", 1.5).weighted("0_4", 1.5)
-                        .client("a", 3).client("b", 1)
+                        .weighted("0_0", 3.0)
+                        .weighted("0_1", 3.0)
+                        .weighted("0_2", 3.0)
+                        .weighted("0_3", 1.5)
+                        .weighted("0_4", 1.5)
+                        .client("a", 3)
+                        .client("b", 1)
                         .build();
   const auto r = run("weighted", c, AssignmentSettings{});
   EXPECT_EQ(r.metrics.weighted_load_spread, 0.0) << describe(c, r.assignment);
@@ -91,12 +98,19 @@ TEST(Weighted, ABalancedCaughtUpGroupDoesNotMove) {
   AssignmentSettings s;
   s.num_standby_replicas = 1;
   const Cluster c = ClusterBuilder()
-                        .weighted("0_0", 6.0, 50000).weighted("0_1", 2.0, 50000)
-                        .weighted("0_2", 2.0, 50000).weighted("0_3", 2.0, 50000)
-                        .weighted("1_0", 0.5).weighted("1_1", 0.5)
-                        .client("a").previous_active({"0_0", "1_0"}).previous_standby({"0_1"})
+                        .weighted("0_0", 6.0, 50000)
+                        .weighted("0_1", 2.0, 50000)
+                        .weighted("0_2", 2.0, 50000)
+                        .weighted("0_3", 2.0, 50000)
+                        .weighted("1_0", 0.5)
+                        .weighted("1_1", 0.5)
+                        .client("a")
+                        .previous_active({"0_0", "1_0"})
+                        .previous_standby({"0_1"})
                         .offsets({{"0_0", -2}, {"0_1", 49990}})
-                        .client("b").previous_active({"0_1", "0_2", "0_3", "1_1"}).previous_standby({"0_0"})
+                        .client("b")
+                        .previous_active({"0_1", "0_2", "0_3", "1_1"})
+                        .previous_standby({"0_0"})
                         .offsets({{"0_1", -2}, {"0_2", -2}, {"0_3", -2}, {"0_0", 49990}})
                         .build();
   const auto r = run("weighted", c, s);
@@ -150,8 +164,7 @@ TEST(Weighted, MovesAreStagedThroughWarmupsWithoutRestoringActives) {
 
 TEST(Weighted, RejectsUnknownParameters) {
   EXPECT_THROW((void)builtin_plugins().registry().create("weighted", params({{"balance", "weight"}})), ConfigError);
-  EXPECT_THROW((void)builtin_plugins().registry().create("least_movement", params({{"balance", "load"}})),
-               ConfigError);
+  EXPECT_THROW((void)builtin_plugins().registry().create("least_movement", params({{"balance", "load"}})), ConfigError);
   EXPECT_NO_THROW((void)builtin_plugins().registry().create("least_movement", params({{"balance", "count"}})));
 }
 
@@ -195,7 +208,8 @@ RC_GTEST_PROP(WeightedRandom, BalancedWithinTheLargestWeightAndNeverRestoring, (
   testing::require_valid(c, target);
   testing::require_run(target.metrics.weighted_load_spread <= limit, c, target, "target spread above the bound");
   const auto lm_target = run("least_movement", c, g.settings, kLeastMovementByWeightTarget);
-  testing::require_run(lm_target.metrics.weighted_load_spread <= limit, c, lm_target, "least_movement's target spread above the bound");
+  testing::require_run(lm_target.metrics.weighted_load_spread <= limit, c, lm_target,
+                       "least_movement's target spread above the bound");
 
   const auto first = run("weighted", c, g.settings);
   testing::require_valid(c, first);
@@ -229,7 +243,8 @@ TEST(Weighted, ANewcomerGetsItsShareOfTheLoggedTasks) {
     const auto r = run(strategy, c, AssignmentSettings{}, p);
     const auto got = actives_of(c, r.assignment, "b");
     EXPECT_EQ(std::count_if(got.begin(), got.end(), [](const std::string& t) { return t[0] == '0'; }), 2)
-        << strategy << "\n" << describe(c, r.assignment);
+        << strategy << "\n"
+        << describe(c, r.assignment);
     EXPECT_EQ(got.size(), 4u) << strategy;
     EXPECT_EQ(r.metrics.stateful_load_spread, 0.0) << strategy;
   }

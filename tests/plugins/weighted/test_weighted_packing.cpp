@@ -24,17 +24,18 @@ std::string active_of(const Cluster& c, const AssignmentDraft& d, const std::str
 }
 
 // max - min over clients of (weight of actives) / threads, from the draft.
-double draft_spread(const Cluster& c, const AssignmentDraft& d) {
-  return weighted_load_spread(c, d.finish(false));
-}
+double draft_spread(const Cluster& c, const AssignmentDraft& d) { return weighted_load_spread(c, d.finish(false)); }
 
 // ---- place_weighted_actives -------------------------------------------------------------------
 
 TEST(PlaceWeightedActives, FreshGroupBalancesWeightNotCount) {
   const Cluster c = ClusterBuilder()
-                        .weighted("0_0", 6.0).weighted("0_1", 2.0).weighted("0_2", 2.0)
+                        .weighted("0_0", 6.0)
+                        .weighted("0_1", 2.0)
+                        .weighted("0_2", 2.0)
                         .weighted("0_3", 2.0)
-                        .client("a").client("b")
+                        .client("a")
+                        .client("b")
                         .build();
   AssignmentDraft d(c, 0);
   const auto r = place_weighted_actives(c, LagModel(c, AssignmentSettings{}), d);
@@ -66,8 +67,12 @@ TEST(PlaceWeightedActives, AnOverloadedOwnerShedsItsHeavyTaskNotItsLightOnes) {
 TEST(PlaceWeightedActives, StatefulTasksStayBeforeStatelessOnes) {
   // Average 2 per client: a can keep 0_0 (stateful, 2) or both stateless tasks (1 + 1), not all.
   const Cluster c = ClusterBuilder()
-                        .weighted("0_0", 2.0, 50000).weighted("1_0", 1.0).weighted("1_1", 1.0)
-                        .client("a").previous_active({"0_0", "1_0", "1_1"}).offsets({{"0_0", -2}})
+                        .weighted("0_0", 2.0, 50000)
+                        .weighted("1_0", 1.0)
+                        .weighted("1_1", 1.0)
+                        .client("a")
+                        .previous_active({"0_0", "1_0", "1_1"})
+                        .offsets({{"0_0", -2}})
                         .client("b")
                         .build();
   AssignmentDraft d(c, 0);
@@ -82,9 +87,13 @@ TEST(PlaceWeightedActives, AStatefulTaskLeavesANotCaughtUpOwnerForACaughtUpClien
   s.acceptable_recovery_lag = 100;
   // a ran 0_0 but reports a large lag (its state is suspect or old); b is caught up.
   const Cluster c = ClusterBuilder()
-                        .weighted("0_0", 3.0, 100000).weighted("1_0", 3.0)
-                        .client("a").previous_active({"0_0"}).offsets({{"0_0", 1000}})
-                        .client("b").offsets({{"0_0", 99950}})
+                        .weighted("0_0", 3.0, 100000)
+                        .weighted("1_0", 3.0)
+                        .client("a")
+                        .previous_active({"0_0"})
+                        .offsets({{"0_0", 1000}})
+                        .client("b")
+                        .offsets({{"0_0", 99950}})
                         .build();
   AssignmentDraft d(c, 0);
   const auto r = place_weighted_actives(c, LagModel(c, s), d);
@@ -98,9 +107,13 @@ TEST(PlaceWeightedActives, TheMostLoadedHandsOverATaskWhileThatLowersTheLarger) 
   // Average 7. Pass 1: a keeps 0_1 (3; 3 + 8 > 7), b keeps 0_2 (3). Pass 2: 0_0 (8) goes back to a,
   // the least loaded (ties by index): a 11, b 3. Pass 3: a hands 0_1 to b: a 8, b 6.
   const Cluster c = ClusterBuilder()
-                        .weighted("0_0", 8.0).weighted("0_1", 3.0).weighted("0_2", 3.0)
-                        .client("a").previous_active({"0_0", "0_1"})
-                        .client("b").previous_active({"0_2"})
+                        .weighted("0_0", 8.0)
+                        .weighted("0_1", 3.0)
+                        .weighted("0_2", 3.0)
+                        .client("a")
+                        .previous_active({"0_0", "0_1"})
+                        .client("b")
+                        .previous_active({"0_2"})
                         .build();
   AssignmentDraft d(c, 0);
   const auto r = place_weighted_actives(c, LagModel(c, AssignmentSettings{}), d);
@@ -118,10 +131,15 @@ TEST(PlaceWeightedActives, PolishHandsOverTheTaskClosestToTheEvenSplitStatelessF
   // back to a, the least loaded: a 8, b 6. Pass 3: the even split is 1: of the two tasks of weight
   // 1, the stateless 1_0 moves (free), not the stateful 0_1.
   const Cluster c = ClusterBuilder()
-                        .weighted("0_0", 6.0).weighted("0_1", 1.0, 5000).weighted("0_2", 6.0)
+                        .weighted("0_0", 6.0)
+                        .weighted("0_1", 1.0, 5000)
+                        .weighted("0_2", 6.0)
                         .weighted("1_0", 1.0)
-                        .client("a").previous_active({"0_0", "0_1", "1_0"}).offsets({{"0_1", -2}})
-                        .client("b").previous_active({"0_2"})
+                        .client("a")
+                        .previous_active({"0_0", "0_1", "1_0"})
+                        .offsets({{"0_1", -2}})
+                        .client("b")
+                        .previous_active({"0_2"})
                         .build();
   AssignmentDraft d(c, 0);
   const auto r = place_weighted_actives(c, LagModel(c, AssignmentSettings{}), d);
@@ -134,10 +152,8 @@ TEST(PlaceWeightedActives, PolishHandsOverTheTaskClosestToTheEvenSplitStatelessF
 }
 
 TEST(PlaceWeightedActives, ActivesAlreadyInTheDraftStayAndCount) {
-  const Cluster c = ClusterBuilder()
-                        .weighted("0_0", 4.0).weighted("0_1", 2.0).weighted("0_2", 2.0)
-                        .client("a").client("b")
-                        .build();
+  const Cluster c =
+      ClusterBuilder().weighted("0_0", 4.0).weighted("0_1", 2.0).weighted("0_2", 2.0).client("a").client("b").build();
   AssignmentDraft d(c, 0);
   d.set_active(1, 0);  // 0_1 on a
   place_weighted_actives(c, LagModel(c, AssignmentSettings{}), d);

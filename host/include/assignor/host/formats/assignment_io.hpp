@@ -25,7 +25,7 @@ struct AssignmentReport {
   std::int64_t probing_after_ms = 0;
   Metrics metrics;
   double assign_ms = 0;
-  bool timed = true;  // false: assign_ms is not known (validate of a file without it): "n/a"
+  bool timed = true;                          // false: assign_ms is not known (validate of a file without it): "n/a"
   std::optional<ThreadDistribution> threads;  // per-thread split of each client's tasks
 };
 

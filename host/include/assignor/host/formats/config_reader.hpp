@@ -32,20 +32,20 @@ struct SimulationSettings {
 inline constexpr std::int64_t kMaxRebalanceMs = std::int64_t{1} << 40;  // ~35 years: keeps sums exact
 
 struct Config {
-  std::filesystem::path source;                      // the config file ("" when parsed from text)
-  std::string strategy;                              // "" when the config names none (--strategy does)
-  std::optional<std::string> fallback;               // used when the strategy fails
-  std::vector<std::filesystem::path> plugin_paths;   // resolved against the config's directory
+  std::filesystem::path source;                     // the config file ("" when parsed from text)
+  std::string strategy;                             // "" when the config names none (--strategy does)
+  std::optional<std::string> fallback;              // used when the strategy fails
+  std::vector<std::filesystem::path> plugin_paths;  // resolved against the config's directory
   AssignmentSettings settings;
   std::map<std::string, StrategyParams> strategy_params;  // strategies.<name>, flattened
-  std::string log_level = "info";                    // trace|debug|info|warn|error|off
+  std::string log_level = "info";                         // trace|debug|info|warn|error|off
   // Reliability (docs/reliability.md): where the strategy runs, its limits there, the input limits,
   // and whether plugin files writable by others may load anyway.
   IsolationMode isolation = IsolationMode::automatic;  // isolation: auto | in_process | process
-  StrategyLimits strategy_limits;                       // limits.time_ms, limits.memory_mb
-  InputLimits input_limits;                             // limits.max_* (applied to the cluster file)
-  bool allow_unsafe_plugin_permissions = false;         // plugins.allow_unsafe_permissions
-  SimulationSettings simulation;                        // simulation.restore_rate, .rebalance_ms, .protocol, ...
+  StrategyLimits strategy_limits;                      // limits.time_ms, limits.memory_mb
+  InputLimits input_limits;                            // limits.max_* (applied to the cluster file)
+  bool allow_unsafe_plugin_permissions = false;        // plugins.allow_unsafe_permissions
+  SimulationSettings simulation;                       // simulation.restore_rate, .rebalance_ms, .protocol, ...
   // Where the keys that name strategies were written ("strategy", "fallback", "strategies.<name>"
   // -> "config.yaml:3:11"), for messages about them found later (an unknown strategy, a bad
   // parameter); absent for a key the config does not have.
@@ -62,7 +62,6 @@ std::string strategy_to_run(const Config& config, const std::string& requested);
 Config read_config_file(const std::filesystem::path& path);
 
 // `base_dir` resolves relative plugin paths.
-Config parse_config(std::string_view text, const std::string& source_name,
-                    const std::filesystem::path& base_dir);
+Config parse_config(std::string_view text, const std::string& source_name, const std::filesystem::path& base_dir);
 
 }  // namespace assignor::host

@@ -198,8 +198,8 @@ class Document {
   };
   std::vector<Rec> nodes_;
   std::vector<std::uint32_t> children_;
-  std::string text_;  // every scalar's text, one after the other
-  bool json_ = false;  // read as JSON: an unquoted scalar is a number, a boolean or null, never a string
+  std::string text_;        // every scalar's text, one after the other
+  bool json_ = false;       // read as JSON: an unquoted scalar is a number, a boolean or null, never a string
   DocumentBudget cost_{0};  // the builder's model of the arrays above
 };
 
@@ -295,7 +295,6 @@ std::unique_ptr<Document> parse_json_document(std::string_view text, const std::
 // for: no document at all or a bare null ("empty file (expected <what>)"), a second document, a
 // syntax error, nesting deeper than kMaxYamlDepth, an alias inside the node it refers to, aliases
 // that expand the document too far ("billion laughs"), or a document over its memory budget.
-std::unique_ptr<Document> parse_yaml_document(std::string_view text, const std::string& source,
-                                              std::string_view what);
+std::unique_ptr<Document> parse_yaml_document(std::string_view text, const std::string& source, std::string_view what);
 
 }  // namespace assignor::host::detail

@@ -19,9 +19,9 @@ enum class EventKind { join, leave, restart };
 
 // One event of the --events file; it applies at the end of round `round` (>= 1), or at `at_ms`.
 struct SimulationEvent {
-  std::uint32_t round = 1;                  // 0 for an event placed in time
-  std::optional<std::int64_t> at_ms;        // placed in time instead of a round
-  std::optional<std::int64_t> down_ms;      // restart: how long the client is gone (needs at_ms)
+  std::uint32_t round = 1;              // 0 for an event placed in time
+  std::optional<std::int64_t> at_ms;    // placed in time instead of a round
+  std::optional<std::int64_t> down_ms;  // restart: how long the client is gone (needs at_ms)
   EventKind kind = EventKind::join;
   std::string client;
   std::uint32_t threads = 1;                // join
@@ -31,7 +31,7 @@ struct SimulationEvent {
   // leave, restart (in time, Kafka's protocol): false when the client stops without leaving the
   // group (kill -9, or Kafka Streams' close() of a dynamic member): noticed after the session timeout.
   bool leaves_group = true;
-  std::string where;                        // "FILE:LINE:COL" of the event, for messages
+  std::string where;  // "FILE:LINE:COL" of the event, for messages
 };
 
 // "c9 joins (2 threads, rack r1)", "c1 leaves", "c2 restarts, keeping its state",

@@ -22,9 +22,9 @@ struct InputLimits {
   std::uint64_t max_file_bytes = std::uint64_t{1} << 30;  // 1 GiB (a 1M-task file is ~190 MB)
   std::uint64_t max_tasks = 2'000'000;
   std::uint64_t max_clients = 100'000;
-  std::uint64_t max_threads_per_client = 1'024;   // `threads:` of one client
-  std::uint64_t max_total_threads = 1'000'000;    // sum of `threads:` over all clients
-  std::uint64_t max_id_length = 1'024;            // bytes of any id or name: client, store, topic, rack, tag, thread
+  std::uint64_t max_threads_per_client = 1'024;  // `threads:` of one client
+  std::uint64_t max_total_threads = 1'000'000;   // sum of `threads:` over all clients
+  std::uint64_t max_id_length = 1'024;           // bytes of any id or name: client, store, topic, rack, tag, thread
 };
 
 // YAML structure limits (not configurable: no legitimate file comes near them).
@@ -53,7 +53,7 @@ enum class IsolationMode : std::uint8_t {
 };
 
 struct StrategyLimits {
-  std::uint64_t time_ms = 60'000;   // wall clock, from fork to result; then SIGKILL
+  std::uint64_t time_ms = 60'000;  // wall clock, from fork to result; then SIGKILL
   // Address space the strategy may add to what the host already has mapped (RLIMIT_AS in the child,
   // set to the child's size at fork plus this). Not applied in AddressSanitizer builds, which
   // reserve terabytes of address space.

@@ -17,10 +17,10 @@
 
 #include <boost/container/small_vector.hpp>
 
+#include "assignor/host/formats/document.hpp"
 #include "assignor/host/formats/limits.hpp"
 #include "assignor/host/formats/text_file.hpp"
 #include "assignor/host/support/utf8.hpp"
-#include "assignor/host/formats/document.hpp"
 
 namespace assignor::host::detail {
 
@@ -166,8 +166,7 @@ class Fields {
   }
 
   // Collects the fields; unknown or repeated keys are reported by check().
-  Fields(const FieldReader& reader, const Node& map, Place place, const std::vector<std::string>& known,
-         DeferChecks);
+  Fields(const FieldReader& reader, const Node& map, Place place, const std::vector<std::string>& known, DeferChecks);
 
   // Throws for the first unknown or repeated key, if any.
   void check(Place place) const {

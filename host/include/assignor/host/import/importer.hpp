@@ -46,9 +46,9 @@ struct ImportedRebalance {
   std::string name;       // files NAME.cluster.json, NAME.config.yaml, NAME.kafka.json
   std::string timestamp;  // as the log printed it
   std::optional<std::int64_t> time_ms;
-  std::string source;     // "file:line"
-  std::string instance;   // a container or host name the layout gave, else ""
-  std::string variant;    // Kafka's ClientState.toString: "2.6", "2.7-3.1", "3.2+"
+  std::string source;    // "file:line"
+  std::string instance;  // a container or host name the layout gave, else ""
+  std::string variant;   // Kafka's ClientState.toString: "2.6", "2.7-3.1", "3.2+"
   std::size_t clients = 0, tasks = 0, logged_tasks = 0, actives = 0, standbys = 0, warmups = 0;
   bool probing = false;
   std::string settings_from;  // "--streams-config FILE", "the log's StreamsConfig dump (file:line)", "Kafka's defaults"

@@ -53,8 +53,8 @@ struct LoggedRebalance {
 // when the line is a JSON object), the timestamp the layout gave the line, and the instance that
 // wrote it (a container prefix such as "app_1  | ", or a JSON field), if any.
 struct DecidedLine {
-  std::string message;    // from "Decided on assignment: " to the end of the message
-  std::string timestamp;  // as printed, "" when the line has none
+  std::string message;                  // from "Decided on assignment: " to the end of the message
+  std::string timestamp;                // as printed, "" when the line has none
   std::optional<std::int64_t> time_ms;  // the timestamp as ms since 1970 (UTC when no zone is given)
   std::string instance;
 };

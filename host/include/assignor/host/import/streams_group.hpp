@@ -35,8 +35,8 @@ struct StreamsGroupOptions {
 
 struct StreamsGroupImport {
   std::string group;
-  std::string cluster_file;                 // DIR/<group>.cluster.json
-  std::optional<std::string> target_file;   // DIR/<group>.target.json, from TARGET- columns
+  std::string cluster_file;                // DIR/<group>.cluster.json
+  std::optional<std::string> target_file;  // DIR/<group>.target.json, from TARGET- columns
   std::size_t clients = 0, members = 0, tasks = 0, stateful_tasks = 0;
   std::vector<std::string> notes;
 };

@@ -46,12 +46,12 @@ namespace assignor::host {
 struct TimelineEvent {
   enum class Kind : std::uint8_t { join, leave, back, restart };
   Kind kind = Kind::join;
-  std::int64_t at_ms = 0;          // the rebalance that first shows it, since `from`
-  std::string rebalance;           // that rebalance's name
-  std::string client;              // the process id
-  std::uint32_t threads = 1;       // join, back: the capacity it reported
+  std::int64_t at_ms = 0;               // the rebalance that first shows it, since `from`
+  std::string rebalance;                // that rebalance's name
+  std::string client;                   // the process id
+  std::uint32_t threads = 1;            // join, back: the capacity it reported
   std::optional<std::string> replaces;  // join: the process that disappeared at the same rebalance
-  std::int64_t gone_ms = 0;        // back: when it disappeared (since `from`)
+  std::int64_t gone_ms = 0;             // back: when it disappeared (since `from`)
 };
 // "6f1c... joins (2 threads, replacing 0a2b...: a restart with its state wiped)".
 std::string describe(const TimelineEvent& event);
@@ -60,10 +60,10 @@ std::string describe(const TimelineEvent& event);
 struct TimelineRebalance {
   std::string name;
   std::string timestamp;
-  std::int64_t at_ms = 0;    // since `from`
+  std::int64_t at_ms = 0;  // since `from`
   std::size_t clients = 0;
-  bool probing = false;      // Kafka asked for a probing rebalance
-  std::size_t revoked = 0;   // actives Kafka's decision took from a process still here that ran them
+  bool probing = false;     // Kafka asked for a probing rebalance
+  std::size_t revoked = 0;  // actives Kafka's decision took from a process still here that ran them
   std::uint64_t active_moves = 0, warmups = 0;
   // Why it happened, as far as the log tells: "start" (the first), "events", "follow-up",
   // "probing", or "other" (none of these: a thread replaced, a topic changed, ...).
@@ -72,34 +72,34 @@ struct TimelineRebalance {
 };
 
 struct TimelineSettings {
-  Config config;              // what the simulations run with
-  std::string from;           // where the assignment settings came from (the import's settings_from)
-  bool assumed = false;       // Kafka's defaults stand in for the application's settings
+  Config config;                   // what the simulations run with
+  std::string from;                // where the assignment settings came from (the import's settings_from)
+  bool assumed = false;            // Kafka's defaults stand in for the application's settings
   std::vector<std::string> notes;  // each setting measured, inferred or assumed, for stdout and reports
   std::int64_t rebalance_ms = 0;
   bool rebalance_ms_measured = false;
   std::optional<std::int64_t> probing_interval_measured;
-  std::int64_t restore_rate = 0;                     // offsets per second per copy (median of clients); 0: fully
+  std::int64_t restore_rate = 0;  // offsets per second per copy (median of clients); 0: fully
   bool restore_rate_measured = false;
   std::map<std::string, std::int64_t> client_rates;  // clients with a measured rate
 };
 
 struct RealTimeline {
-  std::string from;                        // the first rebalance of the timeline
+  std::string from;  // the first rebalance of the timeline
   std::string from_timestamp;
-  std::vector<TimelineRebalance> rebalances;  // from `from` to the end of the log
-  std::vector<TimelineEvent> events;          // in time order
+  std::vector<TimelineRebalance> rebalances;   // from `from` to the end of the log
+  std::vector<TimelineEvent> events;           // in time order
   std::optional<std::size_t> converged_index;  // into `rebalances`
   std::size_t rebalances_to_converged = 0;     // to the converged one, else every one
   std::optional<std::int64_t> time_to_converged_ms;
   std::uint64_t active_moves = 0, warmups = 0;  // Kafka's decisions, to the converged one
   TimelineSettings settings;
-  Cluster start;                               // the group at `from` (Kafka's input there)
+  Cluster start;  // the group at `from` (Kafka's input there)
 };
 
 struct TimelineOptions {
-  std::optional<std::string> from;    // a rebalance name; default the first
-  std::optional<Config> config;       // instead of the import's settings (replay's --config)
+  std::optional<std::string> from;           // a rebalance name; default the first
+  std::optional<Config> config;              // instead of the import's settings (replay's --config)
   std::int64_t default_rebalance_ms = 3000;  // when the log has no follow-up to measure it on
 };
 

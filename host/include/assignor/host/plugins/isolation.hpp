@@ -33,9 +33,9 @@ namespace assignor::host {
 
 struct IsolatedRun {
   bool ok = false;
-  Assignment assignment;               // when ok: not validated yet
-  double ms = 0;                       // measured by the host: fork to answer (creating the strategy included)
-  std::string failure;                 // when !ok: why, for people (names the strategy)
+  Assignment assignment;                    // when ok: not validated yet
+  double ms = 0;                            // measured by the host: fork to answer (creating the strategy included)
+  std::string failure;                      // when !ok: why, for people (names the strategy)
   std::optional<std::string> config_error;  // the factory refused its parameters (exit 2 in-process too)
 };
 

@@ -30,7 +30,7 @@
 namespace assignor::host::process {
 
 struct ChildOptions {
-  std::uint64_t time_ms = 60'000;  // wall-clock limit
+  std::uint64_t time_ms = 60'000;      // wall-clock limit
   std::uint64_t max_bytes = 1u << 20;  // the answer's payload limit
   // The child runs code the host does not trust (a plugin): it enters the sandbox (sandbox.hpp)
   // before `body` runs, and `body` gets the result pipe as descriptor 3.

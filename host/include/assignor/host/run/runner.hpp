@@ -16,16 +16,16 @@ namespace assignor::host {
 
 struct RunOutcome {
   AssignmentReport report;
-  std::string requested_strategy;   // what the config or command line asked for
-  bool used_fallback = false;       // the report comes from the fallback strategy
+  std::string requested_strategy;     // what the config or command line asked for
+  bool used_fallback = false;         // the report comes from the fallback strategy
   std::vector<std::string> warnings;  // lag warnings, fallback reasons
 };
 
 // Runs `strategy` (or, when end offsets are unknown and it does not handle unknown lags,
 // `fallback_prior`), validates, falls back to config.fallback if the strategy throws or returns an
 // invalid assignment. Throws PluginError (exit 3) or AssignmentFailed (exit 4).
-RunOutcome run_assignment(const PluginRegistry& registry, const Config& config,
-                          const Cluster& cluster, const std::string& strategy);
+RunOutcome run_assignment(const PluginRegistry& registry, const Config& config, const Cluster& cluster,
+                          const std::string& strategy);
 
 // Every `strategies.<name>` section of the config names a known plugin (loaded, or claimed by a
 // library index_directory() found); ConfigError (exit 2) with

@@ -60,7 +60,7 @@ struct CompareRow {
   std::string strategy;  // as asked
   std::string ran;       // whose result it is: fallback_prior when end offsets are unknown
   CompareStatus status = CompareStatus::ok;
-  std::string error;     // why it failed, for people (status != ok)
+  std::string error;                           // why it failed, for people (status != ok)
   std::vector<std::string> validation_errors;  // "kind: message" (status == invalid)
   std::vector<std::string> notes;              // warnings: unknown end offsets, suspect lags
   // Meaningful when status == ok:
@@ -102,8 +102,7 @@ struct CompareOptions {
   // strategy set per row (its `strategy` and `on_round` are ignored), no fallback.
   std::optional<SimulationOptions> simulation;
   // Called before each (scenario, strategy) pair; index counts pairs from 0 up to total.
-  std::function<void(const std::string& scenario, const std::string& strategy, std::size_t index,
-                     std::size_t total)>
+  std::function<void(const std::string& scenario, const std::string& strategy, std::size_t index, std::size_t total)>
       on_progress;
 };
 

@@ -88,7 +88,7 @@ struct InTimeOptions {
   // Rounds per run: by default 1000, or ten per logged rebalance from `from` on when that is more
   // (a long history needs more rounds than --max-rounds' usual 1000).
   std::optional<std::uint32_t> max_rounds;
-  unsigned jobs = 0;                    // worker processes for the runs (0: every core)
+  unsigned jobs = 0;  // worker processes for the runs (0: every core)
   std::function<void(std::size_t done, std::size_t total)> progress;
 };
 

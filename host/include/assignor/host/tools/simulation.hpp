@@ -97,7 +97,7 @@ struct SimulationRound {
   // Kafka's protocol: actives this assignment takes from a client still in the group that ran
   // them; when any, the next rebalance follows at once (follow-up).
   std::uint64_t revoked = 0;
-  std::int64_t at_ms = 0;           // when this round's assignment takes effect (t = 0: round 1 starts)
+  std::int64_t at_ms = 0;  // when this round's assignment takes effect (t = 0: round 1 starts)
   // With a restore rate: the task-milliseconds stateful actives of this assignment spent restoring
   // before they could process, up to the next rebalance (the last round: until restored).
   std::optional<std::int64_t> restoring_task_ms;
@@ -124,13 +124,13 @@ struct SimulationOptions {
   Protocol protocol = Protocol::kafka;  // Kafka's protocol in time, or rounds only (above)
   // Kafka's protocol: how long a client that stopped without leaving keeps its place (>= 1).
   std::int64_t session_timeout_ms = 45000;
-  std::uint32_t max_rounds = 1000;      // >= 1 (DESIGN 4.3: 1000 wherever a simulation runs)
+  std::uint32_t max_rounds = 1000;       // >= 1 (DESIGN 4.3: 1000 wherever a simulation runs)
   std::optional<std::int64_t> catch_up;  // offsets per round per task held; nullopt: fully
   // Offsets per second each copy restores (>= 1): catch-up in time instead of per round. Exclusive
   // with catch_up.
   std::optional<std::int64_t> restore_rate;
-  std::int64_t rebalance_ms = 0;        // cost of one rebalance, >= 0
-  std::int64_t new_data = 0;            // offsets per round on every changelog
+  std::int64_t rebalance_ms = 0;  // cost of one rebalance, >= 0
+  std::int64_t new_data = 0;      // offsets per round on every changelog
   std::vector<SimulationEvent> events;
   std::function<void(const SimulationRound&)> on_round;  // after each round, for streaming
   // Offsets per second per copy on named clients (a timeline measured from a log), instead of
@@ -145,21 +145,21 @@ struct SimulationSummary {
   bool converged = false;
   bool stalled = false;
   std::uint32_t rounds = 0;
-  std::uint64_t active_moves = 0;     // totals over the rounds
+  std::uint64_t active_moves = 0;  // totals over the rounds
   std::uint64_t restore_offsets = 0;
   std::uint64_t warmups = 0;
-  std::uint32_t probing_rounds = 0;   // rounds that asked for a probing rebalance
+  std::uint32_t probing_rounds = 0;  // rounds that asked for a probing rebalance
   // The first round whose assignment is balanced, counted after the last event that changed the
   // group (a balance before a client joined says nothing about the group it joined).
   std::optional<std::uint32_t> first_balanced_round;
   std::optional<std::int64_t> time_to_balanced_ms;   // at_ms of first_balanced_round
   std::optional<std::int64_t> time_to_converged_ms;  // at_ms of the last round, when converged
   std::optional<std::int64_t> restoring_task_ms;     // sum over the rounds, with a restore rate
-  std::int64_t under_replicated_task_ms = 0;        // sum over the rounds
-  std::uint64_t replayed_offsets = 0;               // sum over the rounds: the restore traffic
-  std::uint64_t peak_restoring_copies = 0;          // the most copies restoring at one round
-  bool max_rounds_reached = false;                  // ended at max_rounds, neither converged nor stalled
-  std::uint32_t followup_rounds = 0;                // Kafka's protocol: rounds that were follow-ups
+  std::int64_t under_replicated_task_ms = 0;         // sum over the rounds
+  std::uint64_t replayed_offsets = 0;                // sum over the rounds: the restore traffic
+  std::uint64_t peak_restoring_copies = 0;           // the most copies restoring at one round
+  bool max_rounds_reached = false;                   // ended at max_rounds, neither converged nor stalled
+  std::uint32_t followup_rounds = 0;                 // Kafka's protocol: rounds that were follow-ups
 };
 
 struct SimulationResult {

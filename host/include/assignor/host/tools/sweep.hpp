@@ -38,7 +38,7 @@ struct SweepSpec {
   std::vector<SweepAxis> axes;        // --vary in order; --strategies adds the axis `strategy`
   std::vector<CompareScenario> scenarios;
   std::vector<SimulationEvent> events;
-  std::string events_source;          // for the fingerprint ("" without)
+  std::string events_source;  // for the fingerprint ("" without)
   std::uint32_t max_rounds = 1000;
 };
 
@@ -55,21 +55,22 @@ struct SweepRun {
 };
 
 struct Sweep {
-  std::vector<std::string> keys;                        // the axes' keys
-  std::vector<std::vector<std::string>> combinations;   // per combination, a value per key
-  std::vector<std::string> scenarios;                   // names
-  std::vector<SweepRun> runs;                           // combination-major; a shard holds its share
-  std::string fingerprint;                              // what the sweep is: shards of one sweep share it
+  std::vector<std::string> keys;                       // the axes' keys
+  std::vector<std::vector<std::string>> combinations;  // per combination, a value per key
+  std::vector<std::string> scenarios;                  // names
+  std::vector<SweepRun> runs;                          // combination-major; a shard holds its share
+  std::string fingerprint;                             // what the sweep is: shards of one sweep share it
   std::optional<SweepShard> shard;
 };
 
 // The config of one combination: the base config with each key set (InputError, ConfigError with
 // the key and value named, for a value the config does not accept).
-Config sweep_config(const SweepSpec& spec, const std::vector<std::string>& keys, const std::vector<std::string>& values);
+Config sweep_config(const SweepSpec& spec, const std::vector<std::string>& keys,
+                    const std::vector<std::string>& values);
 
 struct SweepOptions {
-  unsigned jobs = 0;                 // worker processes: 0 = every core
-  std::optional<SweepShard> shard;   // only this shard's jobs
+  unsigned jobs = 0;                // worker processes: 0 = every core
+  std::optional<SweepShard> shard;  // only this shard's jobs
   std::function<void(std::size_t done, std::size_t total)> progress;
 };
 
