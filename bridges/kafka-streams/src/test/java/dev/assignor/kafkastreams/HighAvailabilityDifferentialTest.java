@@ -132,8 +132,8 @@ public class HighAvailabilityDifferentialTest {
         try {
             final AssignorTaskAssignor.Run run = bridge.runStrategy(state, Instant.EPOCH);
             d.addAll(TestSupport.differences(expected, TestSupport.roles(run.answer().assignment(), state.processIds)));
-            if (run.answer().probing() != expectedProbing) {
-                d.add("probing: Kafka " + expectedProbing + ", strategy " + run.answer().probing());
+            if (run.answer().parsed().probing() != expectedProbing) {
+                d.add("probing: Kafka " + expectedProbing + ", strategy " + run.answer().parsed().probing());
             }
         } catch (final BridgeException e) {
             d.add("the bridge failed: " + e.getMessage());
