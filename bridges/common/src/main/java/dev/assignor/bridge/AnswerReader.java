@@ -89,12 +89,7 @@ public final class AnswerReader {
         }
         final int[] activeOwner = new int[shape.taskCount()];
         Arrays.fill(activeOwner, -1);
-        String strategy = null;
-        double assignMs = Double.NaN;
-        boolean probing = false;
-        long probingAfterMs = -1;
-        long moves = -1;
-        long restoring = -1;
+        final Scalars a = new Scalars();
         final int[] counts = new int[3];
         try (JsonParser p = JSON.createParser(json)) {
             expect(p.nextToken(), JsonToken.START_OBJECT, "the answer");
@@ -104,11 +99,11 @@ public final class AnswerReader {
                 switch (field) {
                     case "strategy":
                         expect(value, JsonToken.VALUE_STRING, "strategy");
-                        strategy = p.getText();
+                        a.strategy = p.getText();
                         break;
                     case "assign_ms":
                         if (value.isNumeric()) {
-                            assignMs = p.getDoubleValue();
+                            a.assignMs = p.getDoubleValue();
                         }
                         break;
                     case "assignment":
@@ -116,29 +111,11 @@ public final class AnswerReader {
                         readAssignment(p, shape, tasks, threads, activeOwner, counts);
                         break;
                     case "probing_rebalance":
-                        expect(value, JsonToken.START_OBJECT, "probing_rebalance");
-                        while (p.nextToken() == JsonToken.FIELD_NAME) {
-                            final String key = p.currentName();
-                            final JsonToken v = p.nextToken();
-                            if ("needed".equals(key)) {
-                                probing = v == JsonToken.VALUE_TRUE;
-                            } else if ("after_ms".equals(key) && v.isNumeric()) {
-                                probingAfterMs = p.getLongValue();
-                            } else {
-                                p.skipChildren();
-                            }
-                        }
-                        break;
                     case "metrics":
-                        expect(value, JsonToken.START_OBJECT, "metrics");
+                        expect(value, JsonToken.START_OBJECT, field);
                         while (p.nextToken() == JsonToken.FIELD_NAME) {
                             final String key = p.currentName();
-                            final JsonToken v = p.nextToken();
-                            if ("active_moves".equals(key) && v.isNumeric()) {
-                                moves = p.getLongValue();
-                            } else if ("restoring_actives".equals(key) && v.isNumeric()) {
-                                restoring = p.getLongValue();
-                            } else {
+                            if (!a.read(field + "." + key, p.nextToken(), p)) {
                                 p.skipChildren();
                             }
                         }
@@ -151,7 +128,7 @@ public final class AnswerReader {
             throw invalid("the strategy's answer is not valid JSON: "
                 + String.valueOf(e.getMessage()).lines().findFirst().orElse(""), e);
         }
-        if (strategy == null) {
+        if (a.strategy == null) {
             throw invalid("the strategy's answer has no 'strategy' field", null);
         }
         for (int c = 0; c < clients; ++c) {
@@ -164,11 +141,45 @@ public final class AnswerReader {
                 throw invalid("the answer gives task " + shape.taskName(t) + " no active", null);
             }
         }
-        if (probing && probingAfterMs < 0) {
+        if (a.probing && a.probingAfterMs < 0) {
             throw invalid("the answer asks for a probing rebalance without after_ms", null);
         }
-        return new Parsed(strategy, assignMs, probing, probingAfterMs, tasks, threads, moves, restoring, counts[ACTIVE],
-            counts[STANDBY], counts[WARMUP]);
+        return new Parsed(a.strategy, a.assignMs, a.probing, a.probingAfterMs, tasks, threads, a.moves, a.restoring,
+            counts[ACTIVE], counts[STANDBY], counts[WARMUP]);
+    }
+
+    /** The answer's single values, as read so far (-1 and NaN: not given). */
+    private static final class Scalars {
+        String strategy;
+        double assignMs = Double.NaN;
+        boolean probing;
+        long probingAfterMs = -1;
+        long moves = -1;
+        long restoring = -1;
+
+        /** Takes {@code place} ("object.key") of probing_rebalance or metrics; false when it is not one read here. */
+        boolean read(final String place, final JsonToken value, final JsonParser p) throws IOException {
+            if (place.equals("probing_rebalance.needed")) {
+                probing = value == JsonToken.VALUE_TRUE;
+                return true;
+            }
+            if (!value.isNumeric()) {
+                return false;
+            }
+            switch (place) {
+                case "probing_rebalance.after_ms":
+                    probingAfterMs = p.getLongValue();
+                    return true;
+                case "metrics.active_moves":
+                    moves = p.getLongValue();
+                    return true;
+                case "metrics.restoring_actives":
+                    restoring = p.getLongValue();
+                    return true;
+                default:
+                    return false;
+            }
+        }
     }
 
     private static void readAssignment(final JsonParser p, final Shape shape, final int[][][] tasks,

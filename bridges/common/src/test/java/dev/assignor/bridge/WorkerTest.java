@@ -50,6 +50,21 @@ class WorkerTest {
         return JSON.readTree(a.json());
     }
 
+    /**
+     * The worker answers a first request, then fails the second (given {@code timeoutMs}) for
+     * {@code reason}, its message saying each of {@code says}; the pid that answered the first.
+     */
+    private static long answersThenFails(final ResidentWorker w, final long timeoutMs, final FallbackReason reason,
+                                         final String... says) throws Exception {
+        final long firstPid = answer(w.request(CLUSTER, 10_000)).get("pid").asLong();
+        final BridgeException e = assertThrows(BridgeException.class, () -> w.request(CLUSTER, timeoutMs));
+        assertEquals(reason, e.reason());
+        for (final String s : says) {
+            assertTrue(e.getMessage().contains(s), e.getMessage());
+        }
+        return firstPid;
+    }
+
     @Test
     void oneProcessServesEveryRequestStartedOnFirstUse() throws Exception {
         final ResidentWorker w = worker("");
@@ -69,11 +84,8 @@ class WorkerTest {
     @Test
     void aCrashFailsThatRequestAndANewWorkerServesTheNext() throws Exception {
         final ResidentWorker w = worker("2:crash");
-        final long firstPid = answer(w.request(CLUSTER, 10_000)).get("pid").asLong();
-        final BridgeException e = assertThrows(BridgeException.class, () -> w.request(CLUSTER, 10_000));
-        assertEquals(FallbackReason.CRASH, e.reason());
-        assertTrue(e.getMessage().contains("exited with status 70") && e.getMessage().contains("crashing on request 2"),
-            e.getMessage());
+        final long firstPid = answersThenFails(w, 10_000, FallbackReason.CRASH, "exited with status 70",
+            "crashing on request 2");
         final JsonNode next = answer(w.request(CLUSTER, 10_000));
         assertNotEquals(firstPid, next.get("pid").asLong());
         assertEquals(1, next.get("request").asInt());
@@ -91,10 +103,8 @@ class WorkerTest {
     @Test
     void aHangPastTheTimeoutIsKilledAndReplaced() throws Exception {
         final ResidentWorker w = worker("2:hang");
-        final long firstPid = answer(w.request(CLUSTER, 10_000)).get("pid").asLong();
-        final BridgeException e = assertThrows(BridgeException.class, () -> w.request(CLUSTER, 300));
-        assertEquals(FallbackReason.TIMEOUT, e.reason());
-        assertTrue(e.getMessage().contains("no answer within 300 ms (assignor.timeout.ms); killed it"), e.getMessage());
+        final long firstPid = answersThenFails(w, 300, FallbackReason.TIMEOUT,
+            "no answer within 300 ms (assignor.timeout.ms); killed it");
         assertTrue(ProcessHandle.of(firstPid).map(p -> !p.isAlive()).orElse(true), "the hung worker is gone");
         assertEquals(1, answer(w.request(CLUSTER, 10_000)).get("request").asInt());
     }

@@ -1,19 +1,15 @@
 package dev.assignor.kafkabroker;
 
-import com.fasterxml.jackson.core.JsonEncoding;
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonGenerator;
-
-import dev.assignor.bridge.AnswerReader;
 import dev.assignor.bridge.BridgeException;
+import dev.assignor.bridge.ClusterFileWriter;
 import dev.assignor.bridge.FallbackReason;
+import dev.assignor.bridge.WrittenClusterFile;
 
 import org.apache.kafka.coordinator.group.api.streams.assignor.GroupSpec;
 import org.apache.kafka.coordinator.group.api.streams.assignor.MemberAssignmentMetadata;
 import org.apache.kafka.coordinator.group.api.streams.assignor.MemberAssignmentState;
 import org.apache.kafka.coordinator.group.api.streams.assignor.TopologyDescriber;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -48,55 +44,33 @@ import java.util.TreeMap;
  *   <li>a client's rack and tags are its first member's ({@code rackId}, {@code clientTags}).</li>
  * </ul>
  */
-final class GroupFile implements AnswerReader.Shape {
-    private static final JsonFactory JSON = new JsonFactory();
+final class GroupFile extends WrittenClusterFile {
     private static final long RUNNING = -2L;
     private static final long UNKNOWN = -3L;
 
-    private final byte[] json;
-    private final List<String> clientIds;
-    private final Map<String, Integer> clientIndex;
     private final List<List<String>> membersOf;
     private final Map<String, Integer> clientOfMember;
     private final String[] subtopologyIds;
     private final int[] taskSubtopology;
     private final int[] taskPartition;
-    private final String[] taskNames;
-    private final Map<String, Integer> taskIndex;
-    private final boolean[] stateful;
-    private final int loggedTasks;
     private final String topologyKey;
 
     private GroupFile(final byte[] json, final List<String> clientIds, final List<List<String>> membersOf,
                       final String[] subtopologyIds, final int[] taskSubtopology, final int[] taskPartition,
                       final String[] taskNames, final boolean[] stateful, final int loggedTasks,
                       final String topologyKey) {
-        this.json = json;
-        this.clientIds = clientIds;
+        super(json, clientIds, taskNames, stateful, loggedTasks);
         this.membersOf = membersOf;
         this.subtopologyIds = subtopologyIds;
         this.taskSubtopology = taskSubtopology;
         this.taskPartition = taskPartition;
-        this.taskNames = taskNames;
-        this.stateful = stateful;
-        this.loggedTasks = loggedTasks;
         this.topologyKey = topologyKey;
-        clientIndex = new HashMap<>();
         clientOfMember = new HashMap<>();
         for (int c = 0; c < clientIds.size(); ++c) {
-            clientIndex.put(clientIds.get(c), c);
             for (final String m : membersOf.get(c)) {
                 clientOfMember.put(m, c);
             }
         }
-        taskIndex = new HashMap<>(taskNames.length * 2);
-        for (int t = 0; t < taskNames.length; ++t) {
-            taskIndex.put(taskNames[t], t);
-        }
-    }
-
-    byte[] json() {
-        return json;
     }
 
     /** Client c's members (its threads), in the file's order. */
@@ -117,50 +91,9 @@ final class GroupFile implements AnswerReader.Shape {
         return taskPartition[t];
     }
 
-    int loggedTasks() {
-        return loggedTasks;
-    }
-
     /** A short digest of the topology's shape (sub-topologies, partitions, stateful): the record's directory. */
     String topologyKey() {
         return topologyKey;
-    }
-
-    @Override
-    public int clientCount() {
-        return clientIds.size();
-    }
-
-    @Override
-    public int clientIndex(final String id) {
-        final Integer c = clientIndex.get(id);
-        return c == null ? -1 : c;
-    }
-
-    @Override
-    public String clientId(final int c) {
-        return clientIds.get(c);
-    }
-
-    @Override
-    public int taskCount() {
-        return taskNames.length;
-    }
-
-    @Override
-    public int taskIndex(final String name) {
-        final Integer t = taskIndex.get(name);
-        return t == null ? -1 : t;
-    }
-
-    @Override
-    public String taskName(final int t) {
-        return taskNames[t];
-    }
-
-    @Override
-    public boolean hasStores(final int t) {
-        return stateful[t];
     }
 
     @Override
@@ -189,7 +122,7 @@ final class GroupFile implements AnswerReader.Shape {
         final int[] partitions = new int[subtopologyIds.length];
         final boolean[] statefulSub = new boolean[subtopologyIds.length];
         final StringBuilder shape = new StringBuilder();
-        int taskCount = 0;
+        int tasksSoFar = 0;
         for (int s = 0; s < subtopologyIds.length; ++s) {
             subtopologyIndex.put(subtopologyIds[s], s);
             partitions[s] = topology.maxNumInputPartitions(subtopologyIds[s]);
@@ -200,8 +133,9 @@ final class GroupFile implements AnswerReader.Shape {
             statefulSub[s] = topology.isStateful(subtopologyIds[s]);
             shape.append(subtopologyIds[s]).append(':').append(partitions[s]).append(statefulSub[s] ? 's' : 'l')
                 .append(';');
-            taskCount += partitions[s];
+            tasksSoFar += partitions[s];
         }
+        final int taskCount = tasksSoFar;
         final int[] taskSubtopology = new int[taskCount];
         final int[] taskPartition = new int[taskCount];
         final String[] taskNames = new String[taskCount];
@@ -261,47 +195,31 @@ final class GroupFile implements AnswerReader.Shape {
             }
         }
 
-        final ByteArrayOutputStream out = new ByteArrayOutputStream(256 + taskCount * 48);
         final boolean[] previousActive = new boolean[taskCount];  // on some earlier client
-        try (JsonGenerator g = JSON.createGenerator(out, JsonEncoding.UTF8)) {
-            g.writeStartObject();
-            g.writeNumberField("version", 1);
-            g.writeArrayFieldStart("tasks");
+        final byte[] json = ClusterFileWriter.write(256 + taskCount * 48, null, file -> {
             for (int t = 0; t < taskCount; ++t) {
-                g.writeStartObject();
-                g.writeStringField("id", taskNames[t]);
+                file.beginTask(taskNames[t]);
                 if (stateful[t]) {
-                    g.writeArrayFieldStart("stores");
-                    g.writeStartObject();
-                    g.writeStringField("name", "changelog");
-                    g.writeNumberField("changelog_end_offset", end[t]);
-                    g.writeEndObject();
-                    g.writeEndArray();
+                    file.beginStores();
+                    file.loggedStore("changelog", end[t]);
+                    file.endList();
                 } else if (offsetReported[t]) {
                     // Offsets reported for a task without a changelog: local state only (Kafka's sticky
                     // assignor ranks previous holders by them all the same).
-                    g.writeArrayFieldStart("stores");
-                    g.writeStartObject();
-                    g.writeStringField("name", "local");
-                    g.writeBooleanField("logged", false);
-                    g.writeEndObject();
-                    g.writeEndArray();
+                    file.beginStores();
+                    file.unloggedStore("local");
+                    file.endList();
                 }
-                g.writeEndObject();
+                file.endTask();
             }
-            g.writeEndArray();
-            g.writeArrayFieldStart("clients");
+        }, file -> {
             final Scratch scratch = new Scratch(taskCount);
             Arrays.fill(scratch.holder, -1);
             for (int c = 0; c < clientIds.size(); ++c) {
-                writeClient(g, spec, clientIds.get(c), membersOf.get(c), lookup, taskNames, scratch, previousActive);
+                writeClient(file, spec, clientIds.get(c), membersOf.get(c), lookup, taskNames, scratch, previousActive);
             }
-            g.writeEndArray();
-            g.writeEndObject();
-        } catch (final IOException e) {
-            throw new BridgeException(FallbackReason.INTERNAL, "could not write the cluster file: " + e.getMessage(), e);
-        }
-        return new GroupFile(out.toByteArray(), clientIds, membersOf, subtopologyIds, taskSubtopology, taskPartition,
+        });
+        return new GroupFile(json, clientIds, membersOf, subtopologyIds, taskSubtopology, taskPartition,
             taskNames, stateful, loggedTasks, digest(shape.toString()));
     }
 
@@ -357,7 +275,7 @@ final class GroupFile implements AnswerReader.Shape {
         }
     }
 
-    private static void writeClient(final JsonGenerator g, final GroupSpec spec, final String client,
+    private static void writeClient(final ClusterFileWriter file, final GroupSpec spec, final String client,
                                     final List<String> members, final TaskLookup lookup, final String[] taskNames,
                                     final Scratch x, final boolean[] previousActive) throws IOException {
         for (int k = 0; k < members.size(); ++k) {
@@ -397,36 +315,16 @@ final class GroupFile implements AnswerReader.Shape {
         }
         final int[] tasks = x.sorted();
         final MemberAssignmentMetadata first = spec.memberMetadata(members.get(0));
-        g.writeStartObject();
-        g.writeStringField("id", client);
-        g.writeNumberField("threads", members.size());
-        if (first.rackId().isPresent()) {
-            g.writeStringField("rack", first.rackId().get());
-        }
-        final Map<String, String> tags = new TreeMap<>(first.clientTags());
-        if (!tags.isEmpty()) {
-            g.writeObjectFieldStart("tags");
-            for (final Map.Entry<String, String> tag : tags.entrySet()) {
-                g.writeStringField(tag.getKey(), tag.getValue());
-            }
-            g.writeEndObject();
-        }
-        for (final int kind : new int[] {1, 2}) {
-            g.writeArrayFieldStart(kind == 1 ? "previous_active" : "previous_standby");
-            for (final int t : tasks) {
-                if (x.role[t] == kind) {
-                    g.writeString(taskNames[t]);
-                }
-            }
-            g.writeEndArray();
-        }
-        g.writeObjectFieldStart("offset_sums");
+        file.beginClient(client, members.size(), first.rackId(), first.clientTags());
+        file.tasks("previous_active", tasks, taskNames, i -> x.role[tasks[i]] == 1);
+        file.tasks("previous_standby", tasks, taskNames, i -> x.role[tasks[i]] == 2);
+        file.beginOffsetSums();
         for (final int t : tasks) {
             if (x.reported[t]) {
-                g.writeNumberField(taskNames[t], x.offset[t]);
+                file.offsetSum(taskNames[t], x.offset[t]);
             }
         }
-        g.writeEndObject();
+        file.endObject();
         // Each member's tasks, by one pass over the client's tasks grouped by member.
         final List<List<Integer>> held = new ArrayList<>(members.size());
         for (int k = 0; k < members.size(); ++k) {
@@ -437,22 +335,16 @@ final class GroupFile implements AnswerReader.Shape {
                 held.get(x.holder[t]).add(t);
             }
         }
-        g.writeObjectFieldStart("previous_by_thread");
+        file.beginPreviousByThread();
         for (int k = 0; k < members.size(); ++k) {
-            g.writeObjectFieldStart(members.get(k));
-            for (final int kind : new int[] {1, 2}) {
-                g.writeArrayFieldStart(kind == 1 ? "active" : "standby");
-                for (final int t : held.get(k)) {
-                    if (x.role[t] == kind) {
-                        g.writeString(taskNames[t]);
-                    }
-                }
-                g.writeEndArray();
-            }
-            g.writeEndObject();
+            final int[] own = held.get(k).stream().mapToInt(Integer::intValue).toArray();
+            file.beginThread(members.get(k));
+            file.tasks("active", own, taskNames, i -> x.role[own[i]] == 1);
+            file.tasks("standby", own, taskNames, i -> x.role[own[i]] == 2);
+            file.endObject();
         }
-        g.writeEndObject();
-        g.writeEndObject();
+        file.endObject();
+        file.endClient();
         for (final int t : tasks) {
             if (x.role[t] == 1) {
                 previousActive[t] = true;

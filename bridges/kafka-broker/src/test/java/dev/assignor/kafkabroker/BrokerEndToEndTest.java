@@ -42,6 +42,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
+import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
@@ -121,30 +122,24 @@ class BrokerEndToEndTest {
                 produce(producer, 1);
                 settle(instances, 4, "scaled out to three instances");
                 phases.add("scale-out: " + summary(decisions(record)));
-                final int beforeFailure = decisions(record).size();
 
                 // The strategy fails: every assignment meanwhile is Kafka's own.
-                strategy(config, "no_such_strategy");
-                instances.remove("a").close(Duration.ofSeconds(60));
-                instances.put("a", start(bootstrap, dir, "a", 1));
-                produce(producer, 2);
-                settle(instances, 4, "a restarted while the strategy fails");
-                final List<JsonNode> during = decisions(record).subList(beforeFailure, decisions(record).size());
-                phases.add("failing: " + summary(during));
+                final List<JsonNode> during = phase(phases, "failing", record, () -> {
+                    restartWith(config, "no_such_strategy", instances, "a", () -> start(bootstrap, dir, "a", 1));
+                    produce(producer, 2);
+                    settle(instances, 4, "a restarted while the strategy fails");
+                });
                 assertTrue(!during.isEmpty(), "assignments while the strategy failed: " + during);
                 for (final JsonNode d : during) {
                     assertEquals("Kafka's StickyTaskAssignor", d.get("decided_by").asText(), d.toString());
                     assertTrue(!d.get("fallback_reason").isNull(), d.toString());
                 }
-                final int beforeRecovery = decisions(record).size();
 
-                strategy(config, "least_movement");
-                instances.remove("b").close(Duration.ofSeconds(60));
-                instances.put("b", start(bootstrap, dir, "b", 2));
-                produce(producer, 3);
-                settle(instances, 4, "b restarted with the strategy working again");
-                final List<JsonNode> after = decisions(record).subList(beforeRecovery, decisions(record).size());
-                phases.add("recovered: " + summary(after));
+                final List<JsonNode> after = phase(phases, "recovered", record, () -> {
+                    restartWith(config, "least_movement", instances, "b", () -> start(bootstrap, dir, "b", 2));
+                    produce(producer, 3);
+                    settle(instances, 4, "b restarted with the strategy working again");
+                });
                 assertTrue(after.stream().anyMatch(d -> d.get("decided_by").asText().equals("least_movement")),
                     "the strategy decides again: " + after);
             } finally {
@@ -205,6 +200,30 @@ class BrokerEndToEndTest {
     private static List<String> summary(final List<JsonNode> decisions) {
         return decisions.stream().map(d -> d.get("name").asText() + ": " + d.get("decided_by").asText()
             + (d.get("fallback_reason").isNull() ? "" : " (" + d.get("fallback_reason").asText() + ")")).toList();
+    }
+
+    /** One phase of the test: what it does to the group. */
+    private interface Step {
+        void run() throws Exception;
+    }
+
+    /** Runs the step; the decisions it added to the record, also added to the phases as "{@code name}: summary". */
+    private static List<JsonNode> phase(final List<String> phases, final String name, final Path record,
+                                        final Step step) throws Exception {
+        final int from = decisions(record).size();
+        step.run();
+        final List<JsonNode> all = decisions(record);
+        final List<JsonNode> since = all.subList(from, all.size());
+        phases.add(name + ": " + summary(since));
+        return since;
+    }
+
+    /** Sets the strategy, then closes the instance (a restart: it rejoins with its state) and starts it again. */
+    private static void restartWith(final Path config, final String strategy, final Map<String, KafkaStreams> instances,
+                                    final String name, final Callable<KafkaStreams> again) throws Exception {
+        strategy(config, strategy);
+        instances.remove(name).close(Duration.ofSeconds(60));
+        instances.put(name, again.call());
     }
 
     private static void strategy(final Path config, final String strategy) throws Exception {

@@ -24,55 +24,10 @@ import java.util.Set;
  * include all of Kafka's own ({@code TaskAssignmentUtils.validateTaskAssignment}, which Kafka Streams
  * runs on what the assignor returns and which kills the leader's thread when it fails), so a refused
  * answer falls back instead. The per-thread split is ignored: Kafka Streams spreads each process's
- * tasks over its threads itself.
+ * tasks over its threads itself. What the host says of its run (strategy, times, counts) is in
+ * {@link #parsed()}.
  */
-final class Answer {
-    private final TaskAssignment assignment;
-    private final AnswerReader.Parsed parsed;
-
-    private Answer(final TaskAssignment assignment, final AnswerReader.Parsed parsed) {
-        this.assignment = assignment;
-        this.parsed = parsed;
-    }
-
-    TaskAssignment assignment() {
-        return assignment;
-    }
-
-    AnswerReader.Parsed parsed() {
-        return parsed;
-    }
-
-    /** The strategy the host says it ran (its configured fallback, when the host used that). */
-    String strategy() {
-        return parsed.strategy();
-    }
-
-    /** The strategy's own time, as the host measured it. */
-    double assignMs() {
-        return parsed.assignMs();
-    }
-
-    boolean probing() {
-        return parsed.probing();
-    }
-
-    long probingAfterMs() {
-        return parsed.probingAfterMs();
-    }
-
-    int actives() {
-        return parsed.actives();
-    }
-
-    int standbys() {
-        return parsed.standbys();
-    }
-
-    int warmups() {
-        return parsed.warmups();
-    }
-
+record Answer(TaskAssignment assignment, AnswerReader.Parsed parsed) {
     static Answer read(final byte[] json, final ClusterFile file, final ApplicationState state, final Instant now)
         throws BridgeException {
         return of(AnswerReader.read(json, file), file, now);

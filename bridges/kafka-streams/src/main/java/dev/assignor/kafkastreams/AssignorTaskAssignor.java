@@ -1,5 +1,6 @@
 package dev.assignor.kafkastreams;
 
+import dev.assignor.bridge.AnswerReader;
 import dev.assignor.bridge.AssignmentJson;
 import dev.assignor.bridge.BridgeConfig;
 import dev.assignor.bridge.BridgeCore;
@@ -75,7 +76,7 @@ public final class AssignorTaskAssignor implements TaskAssignor {
         try {
             file = clusterFile(applicationState);
             final Run run = runStrategy(applicationState, file, now);
-            final Answer answer = run.answer;
+            final AnswerReader.Parsed answer = run.answer.parsed();
             final double totalMs = (System.nanoTime() - start) / 1e6;
             LOG.info("Assignor bridge: strategy {} assigned {} tasks ({} with a changelog) to {} processes: {} active, "
                     + "{} standby, {} warmup, {}; {} ms in all, {} ms in the strategy",
@@ -83,11 +84,11 @@ public final class AssignorTaskAssignor implements TaskAssignor {
                 answer.actives(), answer.standbys(), answer.warmups(),
                 answer.probing() ? "probing rebalance in " + answer.probingAfterMs() + " ms" : "no probing rebalance",
                 String.format("%.1f", totalMs), String.format("%.1f", answer.assignMs()));
-            metrics().decided(totalMs, answer.assignMs(), answer.parsed().activeMoves(),
-                answer.parsed().restoringActives(), answer.warmups());
+            metrics().decided(totalMs, answer.assignMs(), answer.activeMoves(), answer.restoringActives(),
+                answer.warmups());
             record(file, applicationState, run.config, run.answerJson, answer.strategy(), answer.probing(),
                 answer.standbys(), answer.warmups(), "by the strategy", null, null, now, totalMs, answer.assignMs());
-            return answer.assignment();
+            return run.answer.assignment();
         } catch (final BridgeException | RuntimeException | LinkageError e) {
             final KafkaOwnAssignment.Result kafka = KafkaOwnAssignment.assign(applicationState, now);
             final double totalMs = (System.nanoTime() - start) / 1e6;

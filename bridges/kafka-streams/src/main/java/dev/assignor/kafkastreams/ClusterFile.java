@@ -1,12 +1,9 @@
 package dev.assignor.kafkastreams;
 
-import com.fasterxml.jackson.core.JsonEncoding;
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonGenerator;
-
-import dev.assignor.bridge.AnswerReader;
 import dev.assignor.bridge.BridgeException;
+import dev.assignor.bridge.ClusterFileWriter;
 import dev.assignor.bridge.FallbackReason;
+import dev.assignor.bridge.WrittenClusterFile;
 
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.streams.processor.TaskId;
@@ -16,7 +13,6 @@ import org.apache.kafka.streams.processor.assignment.ProcessId;
 import org.apache.kafka.streams.processor.assignment.TaskInfo;
 import org.apache.kafka.streams.processor.assignment.TaskTopicPartition;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -46,45 +42,34 @@ import java.util.TreeSet;
  * previous tasks, never tasks times processes. When Kafka could not fetch the end offsets (every lag but
  * "running" is -3), the file says {@code end_offsets_known: false}.
  */
-public final class ClusterFile implements AnswerReader.Shape {
+public final class ClusterFile extends WrittenClusterFile {
     /** Kafka's lag for a task its process is running, caught up ({@code Task.LATEST_OFFSET}). */
     static final long RUNNING = -2L;
     /** Kafka's lag when end offsets or the process's offsets are unknown ({@code UNKNOWN_OFFSET_SUM}). */
     static final long UNKNOWN = -3L;
 
-    private static final JsonFactory JSON = new JsonFactory();
-
-    private final byte[] json;
     private final Map<String, ProcessId> processes;
-    private final Map<String, Integer> clientIndex;
-    private final Map<String, Integer> taskIndex;
     private final TaskId[] taskOrder;
-    private final boolean[] hasStores;
     private final List<ProcessId> processOrder;
-    private final int loggedTasks;
     private final boolean endOffsetsKnown;
 
-    private ClusterFile(final byte[] json, final Map<String, ProcessId> processes, final Map<String, Integer> taskIndex,
-                        final TaskId[] taskOrder, final boolean[] hasStores, final List<ProcessId> processOrder,
+    private ClusterFile(final byte[] json, final Map<String, ProcessId> processes, final TaskId[] taskOrder,
+                        final String[] taskNames, final boolean[] hasStores, final List<ProcessId> processOrder,
                         final int loggedTasks, final boolean endOffsetsKnown) {
-        this.json = json;
+        super(json, clientIds(processOrder), taskNames, hasStores, loggedTasks);
         this.processes = processes;
-        this.taskIndex = taskIndex;
-        final Map<String, Integer> clients = new HashMap<>(processOrder.size() * 2);
-        for (int c = 0; c < processOrder.size(); ++c) {
-            clients.put(processOrder.get(c).id().toString(), c);
-        }
-        this.clientIndex = clients;
         this.taskOrder = taskOrder;
-        this.hasStores = hasStores;
         this.processOrder = processOrder;
-        this.loggedTasks = loggedTasks;
         this.endOffsetsKnown = endOffsetsKnown;
     }
 
-    /** The file's bytes (JSON). */
-    public byte[] json() {
-        return json;
+    /** Client ids in the file: the process UUIDs. */
+    private static List<String> clientIds(final List<ProcessId> processOrder) {
+        final List<String> ids = new ArrayList<>(processOrder.size());
+        for (final ProcessId id : processOrder) {
+            ids.add(id.id().toString());
+        }
+        return ids;
     }
 
     /** Client id in the file -> Kafka's process id. */
@@ -92,59 +77,14 @@ public final class ClusterFile implements AnswerReader.Shape {
         return processes;
     }
 
-    /** Task id in the file ("S_P") -> its index in {@link #task(int)}'s order, or -1. */
-    @Override
-    public int taskIndex(final String name) {
-        final Integer t = taskIndex.get(name);
-        return t == null ? -1 : t;
-    }
-
-    @Override
-    public String taskName(final int t) {
-        return taskOrder[t].subtopology() + "_" + taskOrder[t].partition();
-    }
-
-    @Override
-    public int clientCount() {
-        return processOrder.size();
-    }
-
-    /** Client id in the file (the process UUID) -> its index in {@link #processOrder()}, or -1. */
-    @Override
-    public int clientIndex(final String id) {
-        final Integer c = clientIndex.get(id);
-        return c == null ? -1 : c;
-    }
-
-    @Override
-    public String clientId(final int c) {
-        return processOrder.get(c).id().toString();
-    }
-
     /** Kafka's task id of index {@code t} (tasks in Kafka's order). */
     public TaskId task(final int t) {
         return taskOrder[t];
     }
 
-    @Override
-    public int taskCount() {
-        return taskOrder.length;
-    }
-
-    /** Whether Kafka counts task {@code t} stateful (it has state stores): only those may have standbys. */
-    @Override
-    public boolean hasStores(final int t) {
-        return hasStores[t];
-    }
-
-    /** Kafka's processes in Kafka's order (ProcessId, i.e. UUID order). */
+    /** Kafka's processes in Kafka's order (ProcessId, i.e. UUID order): client {@code c} is the c-th. */
     public List<ProcessId> processOrder() {
         return processOrder;
-    }
-
-    /** Tasks with a changelog (the ones with a lag). */
-    public int loggedTasks() {
-        return loggedTasks;
     }
 
     public boolean endOffsetsKnown() {
@@ -173,14 +113,12 @@ public final class ClusterFile implements AnswerReader.Shape {
         // go through a table by sub-topology and partition instead of a map.
         final TaskId[] taskOrder = allTasks.keySet().toArray(new TaskId[0]);
         final String[] taskNames = new String[taskOrder.length];
-        final Map<String, Integer> taskIndexByName = new HashMap<>(taskOrder.length * 2);
         final TaskTable taskIndex = new TaskTable(taskOrder);
         final boolean[] logged = new boolean[taskOrder.length];
         final boolean[] hasStores = new boolean[taskOrder.length];
         for (int t = 0; t < taskOrder.length; ++t) {
             final TaskInfo info = allTasks.get(taskOrder[t]);
             taskNames[t] = taskOrder[t].subtopology() + "_" + taskOrder[t].partition();
-            taskIndexByName.put(taskNames[t], t);
             logged[t] = hasChangelog(info);
             hasStores[t] = info.isStateful();
         }
@@ -231,37 +169,24 @@ public final class ClusterFile implements AnswerReader.Shape {
         // process's unknown offsets (a pre-2.6 member) stay in the file as its offset sum -3.
         final boolean endOffsetsKnown = !(anyUnknown && !anyKnown);
 
-        final ByteArrayOutputStream out = new ByteArrayOutputStream(64 + taskOrder.length * 64);
-        try (JsonGenerator g = JSON.createGenerator(out, JsonEncoding.UTF8)) {
-            g.writeStartObject();
-            g.writeNumberField("version", 1);
-            g.writeBooleanField("end_offsets_known", endOffsetsKnown);
-            g.writeArrayFieldStart("tasks");
-            final boolean withRacks = wantsRacks(clientList);
+        final boolean withRacks = wantsRacks(clientList);
+        final byte[] json = ClusterFileWriter.write(64 + taskOrder.length * 64, endOffsetsKnown, file -> {
             for (int t = 0; t < taskOrder.length; ++t) {
-                writeTask(g, allTasks.get(taskOrder[t]), taskNames[t],
+                writeTask(file, allTasks.get(taskOrder[t]), taskNames[t],
                     logged[t] ? endOffsets[t] : null, applicationId, withRacks);
             }
-            g.writeEndArray();
-            g.writeArrayFieldStart("clients");
+        }, file -> {
             for (int c = 0; c < clientList.size(); ++c) {
-                writeClient(g, clientList.get(c), held.get(c), taskOrder, taskNames, logged, endOffsets,
-                    endOffsetsKnown);
+                writeClient(file, clientList.get(c), held.get(c), taskNames, logged, endOffsets, endOffsetsKnown);
             }
-            g.writeEndArray();
-            g.writeEndObject();
-        } catch (final IOException e) {
-            throw new BridgeException(FallbackReason.INTERNAL, "could not write the cluster file: " + e.getMessage(),
-                e);
-        }
+        });
 
         final Map<String, ProcessId> processIds = new HashMap<>(clients.size() * 2);
         for (final ProcessId id : clients.keySet()) {
             processIds.put(id.id().toString(), id);
         }
-        return new ClusterFile(out.toByteArray(), Collections.unmodifiableMap(processIds),
-            Collections.unmodifiableMap(taskIndexByName), taskOrder, hasStores, List.copyOf(clients.keySet()),
-            loggedTasks, endOffsetsKnown);
+        return new ClusterFile(json, Collections.unmodifiableMap(processIds), taskOrder, taskNames, hasStores,
+            List.copyOf(clients.keySet()), loggedTasks, endOffsetsKnown);
     }
 
     /** Task index by sub-topology and partition (both dense from 0 in Kafka); -1 when not a task. */
@@ -377,18 +302,18 @@ public final class ClusterFile implements AnswerReader.Shape {
         return false;
     }
 
-    private static void writeTask(final JsonGenerator g, final TaskInfo task, final String name, final Long endOffset,
-                                  final String applicationId, final boolean withRacks) throws IOException {
-        g.writeStartObject();
-        g.writeStringField("id", name);
+    private static void writeTask(final ClusterFileWriter file, final TaskInfo task, final String name,
+                                  final Long endOffset, final String applicationId, final boolean withRacks)
+        throws IOException {
+        file.beginTask(name);
         final Set<String> storeNames = new TreeSet<>(task.stateStoreNames());
         if (!storeNames.isEmpty() || endOffset != null) {
-            writeStores(g, task, storeNames, endOffset, applicationId);
+            writeStores(file, task, storeNames, endOffset, applicationId);
         }
         if (withRacks) {
-            writePartitions(g, task);
+            writePartitions(file, task);
         }
-        g.writeEndObject();
+        file.endTask();
     }
 
     /**
@@ -398,7 +323,7 @@ public final class ClusterFile implements AnswerReader.Shape {
      * (a source table's changelog is its input topic; a custom name), every store of a task with a
      * changelog counts as logged. A task without changelog partitions has only non-logged stores.
      */
-    private static void writeStores(final JsonGenerator g, final TaskInfo task, final Set<String> storeNames,
+    private static void writeStores(final ClusterFileWriter file, final TaskInfo task, final Set<String> storeNames,
                                     final Long endOffset, final String applicationId) throws IOException {
         final Set<String> changelogTopics = new TreeSet<>();
         for (final TaskTopicPartition partition : task.topicPartitions()) {
@@ -422,74 +347,43 @@ public final class ClusterFile implements AnswerReader.Shape {
             names.add("changelog");  // changelog partitions but no store name given: the lag needs a store
             logged.add("changelog");
         }
-        g.writeArrayFieldStart("stores");
+        file.beginStores();
         boolean endWritten = false;
         for (final String store : names) {
-            g.writeStartObject();
-            g.writeStringField("name", store);
             if (logged.contains(store)) {
-                g.writeNumberField("changelog_end_offset", endWritten ? 0 : endOffset);
+                file.loggedStore(store, endWritten ? 0 : endOffset);
                 endWritten = true;
             } else {
-                g.writeBooleanField("logged", false);
+                file.unloggedStore(store);
             }
-            g.writeEndObject();
         }
-        g.writeEndArray();
+        file.endList();
     }
 
     /** Every partition the task reads or writes (input and changelog) with its replicas' racks. */
-    private static void writePartitions(final JsonGenerator g, final TaskInfo task) throws IOException {
+    private static void writePartitions(final ClusterFileWriter file, final TaskInfo task) throws IOException {
         final TreeMap<String, TreeMap<Integer, Optional<Set<String>>>> partitions = new TreeMap<>();
         for (final TaskTopicPartition partition : task.topicPartitions()) {
             final TopicPartition tp = partition.topicPartition();
             partitions.computeIfAbsent(tp.topic(), t -> new TreeMap<>()).put(tp.partition(), partition.rackIds());
         }
-        g.writeArrayFieldStart("partitions");
+        file.beginPartitions();
         for (final Map.Entry<String, TreeMap<Integer, Optional<Set<String>>>> topic : partitions.entrySet()) {
             for (final Map.Entry<Integer, Optional<Set<String>>> partition : topic.getValue().entrySet()) {
-                g.writeStartObject();
-                g.writeStringField("topic", topic.getKey());
-                g.writeNumberField("partition", partition.getKey());
-                g.writeArrayFieldStart("racks");
-                for (final String rack : new TreeSet<>(partition.getValue().orElse(Set.of()))) {
-                    g.writeString(rack);
-                }
-                g.writeEndArray();
-                g.writeEndObject();
+                file.partition(topic.getKey(), partition.getKey(), new TreeSet<>(partition.getValue().orElse(Set.of())));
             }
         }
-        g.writeEndArray();
+        file.endList();
     }
 
-    private static void writeClient(final JsonGenerator g, final KafkaStreamsState client, final HeldTasks held,
-                                    final TaskId[] taskOrder, final String[] taskNames,
-                                    final boolean[] logged, final long[] endOffsets, final boolean endOffsetsKnown)
-        throws IOException {
-        g.writeStartObject();
-        g.writeStringField("id", client.processId().id().toString());
-        g.writeNumberField("threads", client.numProcessingThreads());
-        if (client.rackId().isPresent()) {
-            g.writeStringField("rack", client.rackId().get());
-        }
-        final Map<String, String> tags = new TreeMap<>(client.clientTags());
-        if (!tags.isEmpty()) {
-            g.writeObjectFieldStart("tags");
-            for (final Map.Entry<String, String> tag : tags.entrySet()) {
-                g.writeStringField(tag.getKey(), tag.getValue());
-            }
-            g.writeEndObject();
-        }
-        for (final boolean active : new boolean[] {true, false}) {
-            g.writeArrayFieldStart(active ? "previous_active" : "previous_standby");
-            for (int i = 0; i < held.tasks.length; ++i) {
-                if (held.active[i] == active) {
-                    g.writeString(taskNames[held.tasks[i]]);
-                }
-            }
-            g.writeEndArray();
-        }
-        g.writeObjectFieldStart("offset_sums");
+    private static void writeClient(final ClusterFileWriter file, final KafkaStreamsState client,
+                                    final HeldTasks held, final String[] taskNames, final boolean[] logged,
+                                    final long[] endOffsets, final boolean endOffsetsKnown) throws IOException {
+        file.beginClient(client.processId().id().toString(), client.numProcessingThreads(), client.rackId(),
+            client.clientTags());
+        file.tasks("previous_active", held.tasks, taskNames, i -> held.active[i]);
+        file.tasks("previous_standby", held.tasks, taskNames, i -> !held.active[i]);
+        file.beginOffsetSums();
         for (int i = 0; i < held.tasks.length; ++i) {
             final int t = held.tasks[i];
             if (!logged[t]) {
@@ -497,12 +391,12 @@ public final class ClusterFile implements AnswerReader.Shape {
             }
             final long lag = held.lags[i];
             if (lag == RUNNING || (lag == UNKNOWN && endOffsetsKnown)) {
-                g.writeNumberField(taskNames[t], lag);
+                file.offsetSum(taskNames[t], lag);
             } else if (endOffsetsKnown && lag < endOffsets[t]) {
-                g.writeNumberField(taskNames[t], endOffsets[t] - lag);
+                file.offsetSum(taskNames[t], endOffsets[t] - lag);
             }
         }
-        g.writeEndObject();
-        g.writeEndObject();
+        file.endObject();
+        file.endClient();
     }
 }

@@ -52,12 +52,12 @@ class AnswerTest {
             "{\"active\": [\"0_0\", \"0_2\"], \"standby\": [\"0_1\"], \"warmup\": [], \"threads\": {\"t0\": {}}}",
             "{\"active\": [\"0_1\", \"1_0\"], \"standby\": [\"0_0\"], \"warmup\": [\"0_2\"]}",
             "{\"needed\": true, \"after_ms\": 60000}"));
-        assertEquals("least_movement", a.strategy());
-        assertEquals(0.25, a.assignMs());
-        assertEquals(4, a.actives());
-        assertEquals(2, a.standbys());
-        assertEquals(1, a.warmups());
-        assertTrue(a.probing());
+        assertEquals("least_movement", a.parsed().strategy());
+        assertEquals(0.25, a.parsed().assignMs());
+        assertEquals(4, a.parsed().actives());
+        assertEquals(2, a.parsed().standbys());
+        assertEquals(1, a.parsed().warmups());
+        assertTrue(a.parsed().probing());
         final var byProcess = new java.util.HashMap<ProcessId, KafkaStreamsAssignment>();
         a.assignment().assignment().forEach(k -> byProcess.put(k.processId(), k));
         final KafkaStreamsAssignment first = byProcess.get(new ProcessId(new UUID(0, 0)));
@@ -75,7 +75,7 @@ class AnswerTest {
     void noProbingNoDeadline() throws BridgeException {
         final Answer a = read(answer("{\"active\": [\"0_0\", \"0_1\", \"0_2\"]}", "{\"active\": [\"1_0\"]}",
             "{\"needed\": false, \"after_ms\": 0}"));
-        assertFalse(a.probing());
+        assertFalse(a.parsed().probing());
         a.assignment().assignment().forEach(k -> assertFalse(k.followupRebalanceDeadline().isPresent()));
     }
 

@@ -155,22 +155,7 @@ class ClusterFileTest {
         final TaskId named = new TaskId(0, 0, "orders");
         final var tasks = new HashMap<>(plain.allTasks());
         tasks.put(named, tasks.get(new TaskId(0, 0)));
-        final var withNamed = new org.apache.kafka.streams.processor.assignment.ApplicationState() {
-            @Override
-            public Map<ProcessId, KafkaStreamsState> kafkaStreamsStates(final boolean computeTaskLags) {
-                return plain.kafkaStreamsStates(computeTaskLags);
-            }
-
-            @Override
-            public AssignmentConfigs assignmentConfigs() {
-                return DEFAULTS;
-            }
-
-            @Override
-            public Map<TaskId, org.apache.kafka.streams.processor.assignment.TaskInfo> allTasks() {
-                return tasks;
-            }
-        };
+        final var withNamed = withTasks(plain, tasks);
         final BridgeException e = assertThrows(BridgeException.class, () -> ClusterFile.of(withNamed, "app"));
         assertTrue(e.getMessage().contains("named topology 'orders'"), e.getMessage());
     }
@@ -182,10 +167,18 @@ class ClusterFileTest {
         final FakeApplicationState state = FakeApplicationState.of(cluster, DEFAULTS);
         final var tasks = new HashMap<>(state.allTasks());
         tasks.remove(new TaskId(0, 1));
-        final var smaller = new org.apache.kafka.streams.processor.assignment.ApplicationState() {
+        final var smaller = withTasks(state, tasks);
+        final String json = new String(write(smaller).json(), java.nio.charset.StandardCharsets.UTF_8);
+        assertFalse(json.contains("\"0_1\""), json);
+    }
+
+    /** {@code base}'s processes with other tasks (the default configs). */
+    private static org.apache.kafka.streams.processor.assignment.ApplicationState withTasks(
+        final FakeApplicationState base, final Map<TaskId, org.apache.kafka.streams.processor.assignment.TaskInfo> tasks) {
+        return new org.apache.kafka.streams.processor.assignment.ApplicationState() {
             @Override
             public Map<ProcessId, KafkaStreamsState> kafkaStreamsStates(final boolean computeTaskLags) {
-                return state.kafkaStreamsStates(computeTaskLags);
+                return base.kafkaStreamsStates(computeTaskLags);
             }
 
             @Override
@@ -198,8 +191,6 @@ class ClusterFileTest {
                 return tasks;
             }
         };
-        final String json = new String(write(smaller).json(), java.nio.charset.StandardCharsets.UTF_8);
-        assertFalse(json.contains("\"0_1\""), json);
     }
 
     private static ClusterFile write(final org.apache.kafka.streams.processor.assignment.ApplicationState state) {

@@ -23,7 +23,6 @@ import java.util.TreeSet;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * Kafka's own code as the oracle for {@code high_availability}: Kafka Streams'
@@ -82,35 +81,26 @@ public class HighAvailabilityDifferentialTest {
     /** Generated groups: Kafka's assignor (this jar) and the bridge must give the same answer. */
     @Test
     void generatedGroupsGetKafkasAnswer() throws IOException {
-        final Path assignor = TestSupport.requireAssignor();
-        final int cases = Integer.getInteger("assignor.differential.cases", 300);
-        final long seed = Long.getLong("assignor.differential.seed", 20261201L);
-        final Random rng = new Random(seed);
-        final Path work = Files.createTempDirectory("ha-differential-");
-        final List<String> failures = new ArrayList<>();
-        for (int i = 0; i < cases; ++i) {
-            final ObjectNode cluster = generatedCluster(assignor, rng, i, work);
+        final TestSupport.Differential run = new TestSupport.Differential("assignor.differential.cases", 300, 0L,
+            "ha-differential-");
+        final Random rng = run.rng;
+        for (int i = 0; i < run.cases; ++i) {
+            final ObjectNode cluster = generatedCluster(run.assignor, rng, i, run.work);
             final AssignmentConfigs configs = new AssignmentConfigs(
                 new long[] {0, 1000, 10000, 100000}[rng.nextInt(4)], 1 + rng.nextInt(4), rng.nextInt(3),
                 600000L, List.of());
             final FakeApplicationState state = FakeApplicationState.of(cluster, configs);
             final KafkaOwnAssignment.Result kafka = KafkaOwnAssignment.assign(state, Instant.EPOCH);
-            final List<String> d = compare(assignor, state, TestSupport.roles(kafka.assignment(), state.processIds),
-                TestSupport.probing(kafka.assignment()));
+            final List<String> d = compare(run.assignor, state,
+                TestSupport.roles(kafka.assignment(), state.processIds), TestSupport.probing(kafka.assignment()));
             if (!d.isEmpty()) {
-                final Path kept = work.resolve("case" + i + ".cluster.json");
+                final Path kept = run.work.resolve("case" + i + ".cluster.json");
                 Files.write(kept, TestSupport.JSON.writeValueAsBytes(cluster));
-                failures.add("case " + i + " (" + kept + ", " + configs + "): "
+                run.failures.add("case " + i + " (" + kept + ", " + configs + "): "
                     + String.join("; ", d.subList(0, Math.min(5, d.size()))));
             }
         }
-        System.out.printf("bridge + high_availability vs Kafka %s HighAvailabilityTaskAssignor: %d/%d generated "
-                + "groups equal (seed %d)%n", TestSupport.kafkaVersion(),
-            cases - failures.size(), cases, seed);
-        if (!failures.isEmpty()) {
-            fail(failures.size() + " of " + cases + " groups differ from Kafka:\n  "
-                + String.join("\n  ", failures.subList(0, Math.min(10, failures.size()))));
-        }
+        run.finish("bridge + high_availability", "HighAvailabilityTaskAssignor", "");
     }
 
     /** Runs the bridge (no fallback) with high_availability; what differs from the expected roles. */
@@ -132,8 +122,8 @@ public class HighAvailabilityDifferentialTest {
         try {
             final AssignorTaskAssignor.Run run = bridge.runStrategy(state, Instant.EPOCH);
             d.addAll(TestSupport.differences(expected, TestSupport.roles(run.answer().assignment(), state.processIds)));
-            if (run.answer().probing() != expectedProbing) {
-                d.add("probing: Kafka " + expectedProbing + ", strategy " + run.answer().probing());
+            if (run.answer().parsed().probing() != expectedProbing) {
+                d.add("probing: Kafka " + expectedProbing + ", strategy " + run.answer().parsed().probing());
             }
         } catch (final BridgeException e) {
             d.add("the bridge failed: " + e.getMessage());

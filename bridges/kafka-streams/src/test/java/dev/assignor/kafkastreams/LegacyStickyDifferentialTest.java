@@ -30,7 +30,6 @@ import java.util.TreeSet;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
 
 /**
  * Kafka's own code as the oracle for {@code sticky}: Kafka Streams' {@code LegacyStickyTaskAssignor}
@@ -150,37 +149,29 @@ class LegacyStickyDifferentialTest {
      */
     @Test
     void generatedGroupsGetKafkasAnswer() throws IOException {
-        final Path assignor = TestSupport.requireAssignor();
-        final int cases = Integer.getInteger("assignor.differential.cases", 300);
-        final long seed = Long.getLong("assignor.differential.seed", 20261201L);
-        final Random rng = new Random(seed ^ 0x5717C4L);
-        final Path work = Files.createTempDirectory("sticky-differential-");
-        final List<String> failures = new ArrayList<>();
+        final TestSupport.Differential run = new TestSupport.Differential("assignor.differential.cases", 300,
+            0x5717C4L, "sticky-differential-");
+        final Random rng = run.rng;
         int large = 0;
-        for (int i = 0; i < cases; ++i) {
+        for (int i = 0; i < run.cases; ++i) {
             final boolean big = i % 4 == 3 || Boolean.getBoolean("assignor.differential.large");
-            final ObjectNode cluster = big ? largeCluster(assignor, rng, i)
-                : HighAvailabilityDifferentialTest.generatedCluster(assignor, rng, i, work);
+            final ObjectNode cluster = big ? largeCluster(run.assignor, rng, i)
+                : HighAvailabilityDifferentialTest.generatedCluster(run.assignor, rng, i, run.work);
             final AssignmentConfigs configs = new AssignmentConfigs(10000L, 2, big ? 2 : rng.nextInt(3), 600000L,
                 List.of());
             final FakeApplicationState state = FakeApplicationState.of(cluster, configs);
-            final List<String> d = HighAvailabilityDifferentialTest.compare(assignor, "sticky", state,
+            final List<String> d = HighAvailabilityDifferentialTest.compare(run.assignor, "sticky", state,
                 kafkaLegacySticky(state, cluster), false);
             large += big ? 1 : 0;
             if (!d.isEmpty()) {
-                final Path kept = work.resolve("case" + i + ".cluster.json");
+                final Path kept = run.work.resolve("case" + i + ".cluster.json");
                 Files.write(kept, TestSupport.JSON.writeValueAsBytes(cluster));
-                failures.add("case " + i + " (" + kept + ", " + configs.numStandbyReplicas() + " standbys): "
+                run.failures.add("case " + i + " (" + kept + ", " + configs.numStandbyReplicas() + " standbys): "
                     + d.size() + " differences: " + String.join("; ", d.subList(0, Math.min(4, d.size()))));
             }
         }
-        System.out.printf("bridge + sticky vs Kafka %s LegacyStickyTaskAssignor: %d/%d generated groups equal, "
-                + "%d of them 1,000 tasks x 20 clients x 2 standbys (seed %d)%n", TestSupport.kafkaVersion(),
-            cases - failures.size(), cases, large, seed);
-        if (!failures.isEmpty()) {
-            fail(failures.size() + " of " + cases + " groups differ from Kafka:\n  "
-                + String.join("\n  ", failures.subList(0, Math.min(10, failures.size()))));
-        }
+        run.finish("bridge + sticky", "LegacyStickyTaskAssignor",
+            ", " + large + " of them 1,000 tasks x 20 clients x 2 standbys");
     }
 
     /**
@@ -194,18 +185,15 @@ class LegacyStickyDifferentialTest {
      */
     @Test
     void rackAwareGroupsGetKafkasAnswer() throws IOException {
-        final Path assignor = TestSupport.requireAssignor();
-        final int cases = Integer.getInteger("assignor.differential.rack.cases", 6);
-        final long seed = Long.getLong("assignor.differential.seed", 20261201L);
-        final Random rng = new Random(seed ^ 0x4ACCL);
-        final Path work = Files.createTempDirectory("sticky-rack-differential-");
-        final List<String> failures = new ArrayList<>();
-        for (int i = 0; i < cases; ++i) {
+        final TestSupport.Differential run = new TestSupport.Differential("assignor.differential.rack.cases", 6,
+            0x4ACCL, "sticky-rack-differential-");
+        final Random rng = run.rng;
+        for (int i = 0; i < run.cases; ++i) {
             final boolean big = i % 2 == 1;
             // Kafka's cycle cancelling takes minutes on large balance_subtopology graphs: small groups only.
             final String strategy = !big && rng.nextInt(3) == 0 ? "balance_subtopology" : "min_traffic";
             final int standbys = big ? 2 : rng.nextInt(3);
-            final List<String> command = List.of(assignor.toString(), "generate",
+            final List<String> command = List.of(run.assignor.toString(), "generate",
                 "--clients", big ? "20" : String.valueOf(3 + rng.nextInt(10)),
                 "--threads", big ? "1-6" : String.valueOf(1 + rng.nextInt(3)),
                 "--subtopologies", big ? "10" : String.valueOf(1 + rng.nextInt(4)),
@@ -213,26 +201,9 @@ class LegacyStickyDifferentialTest {
                 "--standbys", String.valueOf(1 + rng.nextInt(2)), "--racks", String.valueOf(2 + rng.nextInt(3)),
                 "--scenario", SCENARIOS[i % SCENARIOS.length], "--seed", String.valueOf(rng.nextInt() & 0xffffffffL));
             final ObjectNode cluster = (ObjectNode) TestSupport.parse(TestSupport.run(command));
-            final Path clusterFile = work.resolve("case" + i + ".cluster.json");
-            Files.write(clusterFile, TestSupport.JSON.writeValueAsBytes(cluster));
-            final Path config = TestSupport.write(work.resolve("case" + i + ".config.yaml"),
-                "strategy: sticky\nassignment: {num_standby_replicas: " + standbys
-                    + ", rack_aware: {strategy: " + strategy + "}}\n");
-            final JsonNode ours = TestSupport.parse(TestSupport.run(List.of(assignor.toString(), "assign",
-                "--config", config.toString(), "--cluster", clusterFile.toString())));
-            final Map<String, Map<String, SortedSet<String>>> kafka = kafkaLegacyStickyWithRacks(cluster, standbys, strategy);
-            final List<String> d = TestSupport.differences(kafka, TestSupport.roles(ours.get("assignment")));
-            if (!d.isEmpty()) {
-                failures.add("case " + i + " (" + clusterFile + ", " + standbys + " standbys, " + strategy + "): "
-                    + d.size() + " differences: " + String.join("; ", d.subList(0, Math.min(4, d.size()))));
-            }
+            stickyOnTheFile(run, i, cluster, standbys, strategy);
         }
-        System.out.printf("sticky with rack awareness vs Kafka %s LegacyStickyTaskAssignor + RackAwareTaskAssignor: "
-            + "%d/%d generated groups equal (seed %d)%n", TestSupport.kafkaVersion(), cases - failures.size(), cases, seed);
-        if (!failures.isEmpty()) {
-            fail(failures.size() + " of " + cases + " groups differ from Kafka:\n  "
-                + String.join("\n  ", failures.subList(0, Math.min(10, failures.size()))));
-        }
+        run.finish("sticky with rack awareness", "LegacyStickyTaskAssignor + RackAwareTaskAssignor", "");
     }
 
     /**
@@ -243,38 +214,42 @@ class LegacyStickyDifferentialTest {
      */
     @Test
     void uuidClientIdsGetKafkasAnswer() throws IOException {
-        final Path assignor = TestSupport.requireAssignor();
-        final int cases = Integer.getInteger("assignor.differential.uuid.cases", 40);
-        final long seed = Long.getLong("assignor.differential.seed", 20261201L);
-        final Random rng = new Random(seed ^ 0x0010L);
-        final Path work = Files.createTempDirectory("sticky-uuid-differential-");
-        final List<String> failures = new ArrayList<>();
-        for (int i = 0; i < cases; ++i) {
+        final TestSupport.Differential run = new TestSupport.Differential("assignor.differential.uuid.cases", 40,
+            0x0010L, "sticky-uuid-differential-");
+        for (int i = 0; i < run.cases; ++i) {
             final boolean big = i % 2 == 1;
-            final int standbys = big ? 2 : rng.nextInt(3);
-            final ObjectNode cluster = big ? largeCluster(assignor, rng, i)
-                : HighAvailabilityDifferentialTest.generatedCluster(assignor, rng, i, work);
+            final int standbys = big ? 2 : run.rng.nextInt(3);
+            final ObjectNode cluster = big ? largeCluster(run.assignor, run.rng, i)
+                : HighAvailabilityDifferentialTest.generatedCluster(run.assignor, run.rng, i, run.work);
             for (final JsonNode c : cluster.get("clients")) {
-                ((ObjectNode) c).put("id", new java.util.UUID(rng.nextLong(), rng.nextLong()).toString());
+                ((ObjectNode) c).put("id", new java.util.UUID(run.rng.nextLong(), run.rng.nextLong()).toString());
             }
-            final Path clusterFile = work.resolve("case" + i + ".cluster.json");
-            Files.write(clusterFile, TestSupport.JSON.writeValueAsBytes(cluster));
-            final Path config = TestSupport.write(work.resolve("case" + i + ".config.yaml"),
-                "strategy: sticky\nassignment: {num_standby_replicas: " + standbys + "}\n");
-            final JsonNode ours = TestSupport.parse(TestSupport.run(List.of(assignor.toString(), "assign",
-                "--config", config.toString(), "--cluster", clusterFile.toString())));
-            final List<String> d = TestSupport.differences(kafkaLegacyStickyWithRacks(cluster, standbys, "none"),
-                TestSupport.roles(ours.get("assignment")));
-            if (!d.isEmpty()) {
-                failures.add("case " + i + " (" + clusterFile + ", " + standbys + " standbys): " + d.size()
-                    + " differences: " + String.join("; ", d.subList(0, Math.min(4, d.size()))));
-            }
+            stickyOnTheFile(run, i, cluster, standbys, null);
         }
-        System.out.printf("sticky with UUID client ids vs Kafka %s LegacyStickyTaskAssignor: %d/%d generated groups "
-            + "equal (seed %d)%n", TestSupport.kafkaVersion(), cases - failures.size(), cases, seed);
-        if (!failures.isEmpty()) {
-            fail(failures.size() + " of " + cases + " groups differ from Kafka:\n  "
-                + String.join("\n  ", failures.subList(0, Math.min(10, failures.size()))));
+        run.finish("sticky with UUID client ids", "LegacyStickyTaskAssignor", "");
+    }
+
+    /**
+     * Case {@code i}: `assignor assign --strategy sticky` on the cluster file (with rack awareness
+     * {@code rackStrategy}, or none when null) against Kafka's legacy sticky assignor with its rack-aware
+     * steps; a failure of the run when they differ.
+     */
+    private static void stickyOnTheFile(final TestSupport.Differential run, final int i, final ObjectNode cluster,
+                                        final int standbys, final String rackStrategy) throws IOException {
+        final Path clusterFile = run.work.resolve("case" + i + ".cluster.json");
+        Files.write(clusterFile, TestSupport.JSON.writeValueAsBytes(cluster));
+        final Path config = TestSupport.write(run.work.resolve("case" + i + ".config.yaml"),
+            "strategy: sticky\nassignment: {num_standby_replicas: " + standbys
+                + (rackStrategy == null ? "" : ", rack_aware: {strategy: " + rackStrategy + "}") + "}\n");
+        final JsonNode ours = TestSupport.parse(TestSupport.run(List.of(run.assignor.toString(), "assign",
+            "--config", config.toString(), "--cluster", clusterFile.toString())));
+        final List<String> d = TestSupport.differences(
+            kafkaLegacyStickyWithRacks(cluster, standbys, rackStrategy == null ? "none" : rackStrategy),
+            TestSupport.roles(ours.get("assignment")));
+        if (!d.isEmpty()) {
+            run.failures.add("case " + i + " (" + clusterFile + ", " + standbys + " standbys"
+                + (rackStrategy == null ? "" : ", " + rackStrategy) + "): " + d.size() + " differences: "
+                + String.join("; ", d.subList(0, Math.min(4, d.size()))));
         }
     }
 

@@ -23,7 +23,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Random;
 import java.util.Set;
 import java.util.SortedSet;
 import java.util.TreeMap;
@@ -105,31 +104,29 @@ public class StreamsGroupDifferentialTest {
     /** streams_sticky (refiner off, this jar's kafka_version) against this jar's StickyTaskAssignor on generated groups. */
     @Test
     void streamsStickyAgainstKafkasStickyAssignor() throws IOException {
-        final Path assignor = TestSupport.requireAssignor();
-        final int cases = Integer.getInteger("assignor.differential.cases", 300);
-        final long seed = Long.getLong("assignor.differential.seed", 20261201L);
-        final Random rng = new Random(seed);
-        final Path work = Files.createTempDirectory("sticky-differential-");
+        final TestSupport.Differential run = new TestSupport.Differential("assignor.differential.cases", 300, 0L,
+            "sticky-differential-");
         final Map<String, String> different = new TreeMap<>();
-        for (int i = 0; i < cases; ++i) {
-            final int standbys = rng.nextInt(3);
-            final ObjectNode cluster = HighAvailabilityDifferentialTest.generatedCluster(assignor, rng, i, work);
+        for (int i = 0; i < run.cases; ++i) {
+            final int standbys = run.rng.nextInt(3);
+            final ObjectNode cluster = HighAvailabilityDifferentialTest.generatedCluster(run.assignor, run.rng, i,
+                run.work);
             final var kafka = kafkaSticky(cluster, standbys);
-            final Path clusterFile = work.resolve("case" + i + ".cluster.json");
+            final Path clusterFile = run.work.resolve("case" + i + ".cluster.json");
             Files.write(clusterFile, TestSupport.JSON.writeValueAsBytes(cluster));
             final List<String> d = TestSupport.differences(kafka,
-                streamsSticky(assignor, clusterFile, standbys, work, "case" + i));
+                streamsSticky(run.assignor, clusterFile, standbys, run.work, "case" + i));
             if (!d.isEmpty()) {
-                different.put("case " + i + " seed " + seed, "case " + i + " (" + clusterFile + ", " + standbys
+                different.put("case " + i + " seed " + run.seed, "case " + i + " (" + clusterFile + ", " + standbys
                     + " standbys): " + String.join("; ", d.subList(0, Math.min(3, d.size()))));
             } else {
                 Files.delete(clusterFile);
-                Files.delete(work.resolve("case" + i + ".config.yaml"));
+                Files.delete(run.work.resolve("case" + i + ".config.yaml"));
             }
         }
         final String summary = String.format("streams_sticky (kafka_version %s) vs Kafka %s StickyTaskAssignor "
             + "(KIP-1071): %d/%d generated groups equal, %d differ (seed %d)", stickyVersion(),
-            TestSupport.kafkaVersion(), cases - different.size(), cases, different.size(), seed);
+            TestSupport.kafkaVersion(), run.cases - different.size(), run.cases, different.size(), run.seed);
         System.out.println(summary);
         different.values().stream().limit(5).forEach(d -> System.out.println("  " + d));
         assertTrue(different.isEmpty(), summary + ":\n  " + String.join("\n  ", different.values().stream().limit(10).toList()));

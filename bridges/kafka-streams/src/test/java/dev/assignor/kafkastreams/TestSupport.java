@@ -21,12 +21,14 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Random;
 import java.util.SortedSet;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** Paths the build hands the tests (system properties set by the pom), and small helpers. */
@@ -70,6 +72,49 @@ public final class TestSupport {
         final Path golden = Paths.get(p).toAbsolutePath().normalize();
         assertTrue(Files.isDirectory(golden), "Kafka's recorded answers are missing: " + golden + " is not a folder");
         return golden;
+    }
+
+    /**
+     * A differential run over generated groups: the command, how many groups ({@code -D<casesProperty>}),
+     * the seed ({@code -Dassignor.differential.seed}) and the random numbers drawn from it mixed with the
+     * test's own {@code salt} (each test draws its own groups), a folder for the cases' files, and the
+     * groups found to differ.
+     */
+    public static final class Differential {
+        public final Path assignor;
+        public final int cases;
+        public final long seed;
+        public final Random rng;
+        public final Path work;
+        public final List<String> failures = new ArrayList<>();
+
+        /** Skipped (as {@link #requireAssignor()}) without the command. */
+        public Differential(final String casesProperty, final int defaultCases, final long salt, final String folder)
+            throws IOException {
+            assignor = requireAssignor();
+            cases = Integer.getInteger(casesProperty, defaultCases);
+            seed = Long.getLong("assignor.differential.seed", 20261201L);
+            rng = new Random(seed ^ salt);
+            work = Files.createTempDirectory(folder);
+        }
+
+        /** Groups equal so far. */
+        public int equal() {
+            return cases - failures.size();
+        }
+
+        /**
+         * Prints "{@code ours} vs Kafka V {@code kafka}: E/N generated groups equal{@code more} (seed S)", then
+         * fails naming the first ten groups that differ, if any did.
+         */
+        public void finish(final String ours, final String kafka, final String more) {
+            System.out.printf("%s vs Kafka %s %s: %d/%d generated groups equal%s (seed %d)%n", ours, kafkaVersion(),
+                kafka, equal(), cases, more, seed);
+            if (!failures.isEmpty()) {
+                fail(failures.size() + " of " + cases + " groups differ from Kafka:\n  "
+                    + String.join("\n  ", failures.subList(0, Math.min(10, failures.size()))));
+            }
+        }
     }
 
     public static JsonNode read(final Path file) {

@@ -215,10 +215,7 @@ public final class CalibrationHarness {
             final ObjectNode o = list.addObject();
             o.put("scenario", r.scenario());
             o.put("from", r.from());
-            o.put("real_rebalances", r.realRebalances());
-            o.put("simulated_rebalances", r.simRebalances());
-            o.put("real_ms", r.realMs());
-            o.put("simulated_ms", r.simMs());
+            putRebalances(o, r);
             o.put("rebalance_error", r.rebalanceError());
             o.put("time_error", r.timeError());
             o.put("decisions_equal", r.decisionsEqual());
@@ -227,10 +224,7 @@ public final class CalibrationHarness {
             for (final Result step : r.steps()) {
                 final ObjectNode so = steps.addObject();
                 so.put("from_ms", step.from());
-                so.put("real_rebalances", step.realRebalances());
-                so.put("simulated_rebalances", step.simRebalances());
-                so.put("real_ms", step.realMs());
-                so.put("simulated_ms", step.simMs());
+                putRebalances(so, step);
             }
         }
         Files.write(dir.resolve("calibration.json"), JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(summary));
@@ -303,9 +297,8 @@ public final class CalibrationHarness {
                     for (final Member m : s.added()) {
                         final int before = decisions.count();
                         instances.put(m.name(), Instance.start(dir, app, prefix, m, 1));
-                        awaitRunning(instances.values());
-                        decisions.awaitSettled(before);
-                        log(s.name() + ": " + m.name() + " joined and the group settled");
+                        settle(instances, decisions, before,
+                            s.name() + ": " + m.name() + " joined and the group settled");
                     }
                 }
                 case KILL_AND_WIPE -> {
@@ -316,9 +309,8 @@ public final class CalibrationHarness {
                     Thread.sleep(5000);
                     deleteTree(dir.resolve("state").resolve(victim.name()));  // a new process id
                     instances.put(victim.name(), Instance.start(dir, app, prefix, victim, 2));
-                    awaitRunning(instances.values());
-                    decisions.awaitSettled(before);
-                    log(s.name() + ": " + victim.name() + " back with its state wiped; the group settled");
+                    settle(instances, decisions, before,
+                        s.name() + ": " + victim.name() + " back with its state wiped; the group settled");
                 }
                 case ROLLING_RESTART -> {
                     final int before = decisions.count();
@@ -330,9 +322,7 @@ public final class CalibrationHarness {
                         again.awaitRunning();
                         log(s.name() + ": " + m.name() + " restarted (closed without leaving, state kept)");
                     }
-                    awaitRunning(instances.values());
-                    decisions.awaitSettled(before);
-                    log(s.name() + ": every instance restarted; the group settled");
+                    settle(instances, decisions, before, s.name() + ": every instance restarted; the group settled");
                 }
                 default -> throw new IllegalStateException();
             }
@@ -428,6 +418,22 @@ public final class CalibrationHarness {
             }
             admin.createTopics(topics).all().get(60, TimeUnit.SECONDS);
         }
+    }
+
+    /** The rebalances and their time, real and simulated, of a scenario or one of its steps. */
+    private static void putRebalances(final ObjectNode o, final Result r) {
+        o.put("real_rebalances", r.realRebalances());
+        o.put("simulated_rebalances", r.simRebalances());
+        o.put("real_ms", r.realMs());
+        o.put("simulated_ms", r.simMs());
+    }
+
+    /** Every instance running, then the group settled after its {@code before}-th decision; logs {@code what}. */
+    private static void settle(final Map<String, Instance> instances, final DecisionWatcher decisions, final int before,
+                               final String what) throws InterruptedException {
+        awaitRunning(instances.values());
+        decisions.awaitSettled(before);
+        log(what);
     }
 
     private static void awaitRunning(final Iterable<Instance> instances) throws InterruptedException {
