@@ -26,8 +26,6 @@
 #include <benchmark/benchmark.h>
 
 #include <cstring>
-#include <map>
-#include <memory>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -39,16 +37,15 @@
 #include "assignor/rack_aware.hpp"
 #include "assignor/scenario.hpp"
 #include "assignor/validation.hpp"
+#include "bench_support.hpp"
 #include "kafka_rack_aware.hpp"
 
 namespace {
 
 using namespace assignor;
 
-struct Size {
-  std::uint32_t tasks;
-  std::uint32_t clients;
-};
+using bench::label;
+using bench::Size;
 constexpr Size kSizes[] = {{1'000, 10}, {10'000, 100}, {100'000, 1'000}};
 constexpr ScenarioKind kKinds[] = {ScenarioKind::fresh, ScenarioKind::scale_out, ScenarioKind::scale_in,
                                    ScenarioKind::rolling_restart};
@@ -61,23 +58,9 @@ AssignmentSettings settings() {
   return s;
 }
 
+// Over three racks.
 const Cluster& cluster_for(ScenarioKind kind, Size size) {
-  static std::map<std::tuple<int, std::uint32_t, std::uint32_t>, std::unique_ptr<Cluster>> cache;
-  auto& slot = cache[{static_cast<int>(kind), size.tasks, size.clients}];
-  if (!slot) {
-    ScenarioSpec spec;
-    spec.kind = kind;
-    spec.clients = size.clients;
-    spec.threads = 4;
-    spec.subtopologies = size.tasks / 1000 < 10 ? 10 : size.tasks / 1000;
-    spec.partitions = size.tasks / spec.subtopologies;
-    spec.stateful_fraction = 0.5;
-    spec.standbys = 1;
-    spec.racks = 3;
-    spec.seed = 42;
-    slot = std::make_unique<Cluster>(generate_cluster(spec));
-  }
-  return *slot;
+  return bench::generated_cluster(kind, size, bench::subtopologies_for(size), 3);
 }
 
 Assignment run(const std::string& strategy, const Cluster& cluster, const AssignmentSettings& s, const LagModel& lags,
@@ -222,18 +205,11 @@ void kafka_flow(benchmark::State& state, RackAwareStrategy strategy, bool statef
   }
 }
 
-std::string label(Size size) { return std::to_string(size.tasks) + "x" + std::to_string(size.clients); }
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string plugin_dir = ASSIGNOR_PLUGIN_DIR;
-  for (int i = 1; i < argc; ++i)
-    if (std::strncmp(argv[i], "--plugin-dir=", 13) == 0) plugin_dir = argv[i] + 13;
   assignor::set_log_level(assignor::LogLevel::error);
-  static host::PluginRegistry registry;
-  registry.load_directory(plugin_dir, host::PluginOrigin::bundled);
-  g_registry = &registry;
+  g_registry = &bench::bundled_plugins(argc, argv);
   const std::pair<const char*, RackAwareTasks> sets[] = {{"stateful_actives", RackAwareTasks::stateful_actives},
                                                          {"stateless_actives", RackAwareTasks::stateless_actives},
                                                          {"standbys", RackAwareTasks::standbys}};

@@ -12,8 +12,6 @@
 #include <benchmark/benchmark.h>
 
 #include <chrono>
-#include <map>
-#include <memory>
 #include <string>
 
 #include <fmt/format.h>
@@ -23,6 +21,7 @@
 
 #include "assignor/host/support/logging.hpp"
 #include "assignor/scenario.hpp"
+#include "bench_support.hpp"
 
 namespace {
 
@@ -30,29 +29,11 @@ using namespace assignor;
 
 constexpr std::uint32_t kRounds = 20;
 
-struct Size {
-  std::uint32_t tasks;
-  std::uint32_t clients;
-};
+using bench::Size;
 constexpr Size kSizes[] = {{1'000, 10}, {10'000, 100}, {100'000, 1'000}};
 
-const Cluster& cluster_for(Size size) {
-  static std::map<std::pair<std::uint32_t, std::uint32_t>, std::unique_ptr<Cluster>> cache;
-  auto& slot = cache[{size.tasks, size.clients}];
-  if (!slot) {
-    ScenarioSpec spec;
-    spec.kind = ScenarioKind::scale_out;
-    spec.clients = size.clients;
-    spec.threads = 4;
-    spec.subtopologies = 10;
-    spec.partitions = size.tasks / spec.subtopologies;
-    spec.stateful_fraction = 0.5;
-    spec.standbys = 1;
-    spec.seed = 42;
-    slot = std::make_unique<Cluster>(generate_cluster(spec));
-  }
-  return *slot;
-}
+// Ten sub-topologies at every size (the rounds' cost grows with the tasks, not their grouping).
+const Cluster& cluster_for(Size size) { return bench::generated_cluster(ScenarioKind::scale_out, size, 10); }
 
 void simulate_rounds(benchmark::State& state, const host::PluginRegistry* registry, std::string strategy, Size size,
                      host::Protocol protocol) {
@@ -81,8 +62,7 @@ void simulate_rounds(benchmark::State& state, const host::PluginRegistry* regist
 
 int main(int argc, char** argv) {
   host::set_log_level(spdlog::level::err);  // stalls and the round limit would warn on every iteration
-  static host::PluginRegistry registry;
-  registry.load_directory(ASSIGNOR_PLUGIN_DIR, host::PluginOrigin::bundled);
+  const host::PluginRegistry& registry = bench::bundled_plugins(argc, argv);
   for (const char* name : {"high_availability", "least_movement", "streams_sticky"}) {
     for (const Size& size : kSizes) {
       const std::string label = fmt::format("round/{}/{}x{}", name, size.tasks, size.clients);

@@ -12,8 +12,6 @@
 
 #include <cstdlib>
 #include <cstring>
-#include <map>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -25,33 +23,17 @@
 #include "assignor/scenario.hpp"
 #include "assignor/threads.hpp"
 #include "assignor/validation.hpp"
+#include "bench_support.hpp"
 
 namespace {
 
 using namespace assignor;
 
-struct Size {
-  std::uint32_t tasks;
-  std::uint32_t clients;
-};
+using bench::Size;
 constexpr Size kSizes[] = {{1'000, 10}, {10'000, 100}, {10'000, 1'000}, {100'000, 1'000}};
 
 const Cluster& cluster_for(Size size) {
-  static std::map<std::pair<std::uint32_t, std::uint32_t>, std::unique_ptr<Cluster>> cache;
-  auto& slot = cache[{size.tasks, size.clients}];
-  if (!slot) {
-    ScenarioSpec spec;
-    spec.kind = ScenarioKind::scale_out;
-    spec.clients = size.clients;
-    spec.threads = 4;
-    spec.subtopologies = size.tasks / 1000 < 10 ? 10 : size.tasks / 1000;
-    spec.partitions = size.tasks / spec.subtopologies;
-    spec.stateful_fraction = 0.5;
-    spec.standbys = 1;
-    spec.seed = 42;
-    slot = std::make_unique<Cluster>(generate_cluster(spec));
-  }
-  return *slot;
+  return bench::generated_cluster(ScenarioKind::scale_out, size, bench::subtopologies_for(size));
 }
 
 AssignmentSettings settings() {
@@ -122,12 +104,8 @@ bool min_time_given(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string plugin_dir = ASSIGNOR_PLUGIN_DIR;
-  for (int i = 1; i < argc; ++i)
-    if (std::strncmp(argv[i], "--plugin-dir=", 13) == 0) plugin_dir = argv[i] + 13;
   assignor::set_log_level(assignor::LogLevel::error);
-  static host::PluginRegistry registry;
-  registry.load_directory(plugin_dir, host::PluginOrigin::bundled);
+  const host::PluginRegistry& registry = bench::bundled_plugins(argc, argv);
   const bool default_min_time = !min_time_given(argc, argv);
   const auto timed = [&](benchmark::internal::Benchmark* b, Size size) {
     b->Unit(benchmark::kMillisecond);
@@ -135,12 +113,12 @@ int main(int argc, char** argv) {
   };
   for (const auto& plugin : registry.plugins()) {
     for (Size size : kSizes) {
-      const std::string name = plugin.name + "/" + std::to_string(size.tasks) + "x" + std::to_string(size.clients);
+      const std::string name = plugin.name + "/" + bench::label(size);
       timed(benchmark::RegisterBenchmark(name.c_str(), run_strategy, &registry, plugin.name, size), size);
     }
   }
   for (Size size : kSizes) {
-    const std::string name = "refiner/" + std::to_string(size.tasks) + "x" + std::to_string(size.clients);
+    const std::string name = "refiner/" + bench::label(size);
     timed(benchmark::RegisterBenchmark(name.c_str(), run_refiner, size), size);
   }
   benchmark::Initialize(&argc, argv);

@@ -13,6 +13,10 @@ import subprocess
 import sys
 import time
 
+sys.dont_write_bytecode = True  # importing script_checks leaves no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import script_checks  # noqa: E402
+
 WAIT_S = 60
 
 
@@ -34,9 +38,7 @@ def wait_for(predicate):
 
 
 def main():
-    if len(sys.argv) != 5:
-        sys.exit(__doc__)
-    assignor, cluster, plugin_dir, work = sys.argv[1:]
+    (assignor, cluster, plugin_dir, work), _ = script_checks.arguments(__doc__, 4)
     os.makedirs(work, exist_ok=True)
     failures = 0
     for sig in (signal.SIGKILL, signal.SIGTERM):

@@ -31,10 +31,13 @@ import shutil
 import subprocess
 import sys
 
+sys.dont_write_bytecode = True  # importing script_checks leaves no __pycache__ in the source tree
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "import"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
 import import_cli as logs  # noqa: E402  (the log writer of the import tests)
+import script_checks  # noqa: E402
+from script_checks import check  # noqa: E402
 
-FAILURES = []
 MB = 1 << 20
 
 # The command's peak resident memory, from a fresh Python process (ru_maxrss of its only child).
@@ -44,16 +47,8 @@ PEAK = ("import resource, subprocess, sys\n"
         "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024, p.returncode)\n")
 
 
-def check(ok, what, detail=""):
-    print(("ok   " if ok else "FAIL ") + what)
-    if not ok:
-        FAILURES.append(what)
-        if detail:
-            print("     " + str(detail)[:1500])
-
-
 def run(cmd):
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    return script_checks.run(cmd, timeout=300)
 
 
 def run_peak(cmd):
@@ -269,19 +264,14 @@ def sweep_cases(assignor, examples, work):
 
 
 def main():
-    if len(sys.argv) < 4:
-        sys.exit(__doc__)
-    assignor, examples, work = sys.argv[1:4]
-    sanitizer = "--sanitizer" in sys.argv[4:]
+    (assignor, examples, work), flags = script_checks.arguments(__doc__, 3, flags=("--sanitizer",))
+    sanitizer = "--sanitizer" in flags
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     import_cases(assignor, work, sanitizer)
     streams_group_cases(assignor, work)
     sweep_cases(assignor, examples, work)
-    if FAILURES:
-        print(f"{len(FAILURES)} failed: " + "; ".join(FAILURES))
-        return 1
-    return 0
+    return script_checks.status()
 
 
 if __name__ == "__main__":

@@ -27,6 +27,10 @@ import subprocess
 import sys
 import time
 
+sys.dont_write_bytecode = True  # importing script_checks leaves no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import script_checks  # noqa: E402
+
 LIVENESS_S = 240  # a run that has not ended by then is hung (healthy runs take well under a second)
 
 
@@ -88,9 +92,7 @@ def cases():
 
 
 def main():
-    if len(sys.argv) != 5:
-        sys.exit(__doc__)
-    assignor, broken, cluster, work = sys.argv[1:]
+    (assignor, broken, cluster, work), _ = script_checks.arguments(__doc__, 4)
     os.makedirs(work, exist_ok=True)
     failures = []
     runs = 0

@@ -20,6 +20,10 @@ import resource
 import subprocess
 import sys
 
+sys.dont_write_bytecode = True  # importing script_checks leaves no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import script_checks  # noqa: E402
+
 MB = 1 << 20
 
 
@@ -42,10 +46,8 @@ def run(cmd, limit_as=None):
 
 
 def main():
-    if len(sys.argv) < 4:
-        sys.exit(__doc__)
-    assignor, config, work = sys.argv[1:4]
-    sanitizer = "--sanitizer" in sys.argv[4:]
+    (assignor, config, work), flags = script_checks.arguments(__doc__, 3, flags=("--sanitizer",))
+    sanitizer = "--sanitizer" in flags
     os.makedirs(work, exist_ok=True)
     n = 8 * MB // 3
     long_yaml = os.path.join(work, "long.yaml")

@@ -15,6 +15,10 @@ import re
 import subprocess
 import sys
 
+sys.dont_write_bytecode = True  # importing script_checks leaves no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import script_checks  # noqa: E402
+
 PLACELESS = {"empty.yaml"}  # no line or column to point at
 
 
@@ -42,9 +46,7 @@ def check(assignor, args, path, problems):
 
 
 def main():
-    if len(sys.argv) != 4:
-        sys.exit(__doc__)
-    assignor, source, work = sys.argv[1:]
+    (assignor, source, work), _ = script_checks.arguments(__doc__, 3)
     os.makedirs(work, exist_ok=True)
     cli = os.path.join(source, "tests", "cli")
     examples = os.path.join(source, "examples")
@@ -75,10 +77,7 @@ def main():
         if "tab" not in first:
             problems.append(f"{name}: the message does not mention the tab: {first}")
         checked += 1
-    for p in problems:
-        print(p)
-    print(f"{checked} bad inputs, {len(problems)} problems")
-    return 1 if problems else 0
+    return script_checks.report(problems, f"{checked} bad inputs")
 
 
 if __name__ == "__main__":

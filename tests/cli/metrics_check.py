@@ -6,11 +6,14 @@ without racks and tags.
 
 usage: metrics_check.py ASSIGNOR CHECKER EXAMPLES_DIR WORK_DIR
 """
-import importlib.util
 import json
 import os
 import subprocess
 import sys
+
+sys.dont_write_bytecode = True  # importing script_checks leaves no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import script_checks  # noqa: E402
 
 
 def run(cmd):
@@ -21,9 +24,7 @@ def main():
     global check_assignment
     assignor, checker, examples, work = sys.argv[1:5]
     # The checker runs in this process (check()): 81 outputs, one Python start each, cost more than the checks.
-    spec = importlib.util.spec_from_file_location("check_assignment", checker)
-    check_assignment = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(check_assignment)
+    check_assignment = script_checks.load_module("check_assignment", checker)
     os.makedirs(work, exist_ok=True)
     racks = os.path.join(work, "racks.json")
     with open(racks, "w") as f:

@@ -16,15 +16,17 @@ import os
 import subprocess
 import sys
 
+sys.dont_write_bytecode = True  # importing script_checks leaves no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import script_checks  # noqa: E402
+
 
 def run(*args):
     return subprocess.run(list(args), capture_output=True, text=True, timeout=120)
 
 
 def main():
-    if len(sys.argv) != 4:
-        sys.exit(__doc__)
-    assignor, source, work = sys.argv[1:]
+    (assignor, source, work), _ = script_checks.arguments(__doc__, 3)
     os.makedirs(work, exist_ok=True)
     config = os.path.join(source, "examples", "config.yaml")  # num_standby_replicas: 1
     cluster = os.path.join(source, "examples", "scenarios", "scale-out.json")
@@ -108,10 +110,7 @@ def main():
         except (ValueError, KeyError, IndexError) as e:
             problems.append(f"{name}: no JSON document on stdout ({e}): {bad.stdout[:200]!r}")
 
-    for p in problems:
-        print(p)
-    print(f"validate outcomes: {len(problems)} problems")
-    return 1 if problems else 0
+    return script_checks.report(problems, "validate outcomes")
 
 
 if __name__ == "__main__":

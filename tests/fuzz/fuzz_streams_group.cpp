@@ -16,16 +16,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   using namespace assignor;
   fuzz::quiet_logs();
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  host::StreamsGroup group;
-  try {
-    group = host::read_streams_group(text, "describe.txt", std::nullopt, fuzz::limits());
-  } catch (const InputError&) {
-    return 0;
-  }
-  const std::string json = host::cluster_to_json(group.cluster);
+  const auto group = fuzz::accepted(text, [](std::string_view t) {
+    return host::read_streams_group(t, "describe.txt", std::nullopt, fuzz::limits());
+  });
+  if (!group) return 0;
+  const std::string json = host::cluster_to_json(group->cluster);
   try {
     const Cluster again = host::parse_cluster(json, "group.cluster.json", fuzz::limits());
-    if (again.task_count() != group.cluster.task_count() || again.client_count() != group.cluster.client_count())
+    if (again.task_count() != group->cluster.task_count() || again.client_count() != group->cluster.client_count())
       fuzz::fail("the group's cluster file reads back as itself", json, text);
   } catch (const InputError& e) {
     fuzz::fail("the group's cluster file is one the cluster reader accepts", e.what(), json);

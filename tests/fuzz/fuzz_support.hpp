@@ -1,4 +1,5 @@
-// Shared by the fuzz targets: quiet logging, the limits they run under, and a loud failure.
+// Shared by the fuzz targets: quiet logging, the limits they run under, a reader's one allowed
+// refusal, and a loud failure.
 // The same sources build the libFuzzer targets (clang, scripts/fuzz) and the regression replay
 // (replay_main.cpp, any compiler, run by ctest).
 #pragma once
@@ -6,8 +7,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <string_view>
 
+#include "assignor/errors.hpp"
 #include "assignor/host/formats/limits.hpp"
 #include "assignor/host/support/logging.hpp"
 
@@ -26,6 +29,17 @@ inline void quiet_logs() {
 inline const host::InputLimits& limits() {
   static const host::InputLimits defaults;
   return defaults;
+}
+
+// What `read` makes of the input, or nothing when it refuses it with an InputError: the one answer
+// to bad input a reader may give (any other exception reaches the fuzzer as a crash).
+template <class Read>
+auto accepted(std::string_view text, Read&& read) -> std::optional<decltype(read(text))> {
+  try {
+    return read(text);
+  } catch (const InputError&) {
+    return std::nullopt;
+  }
 }
 
 // A property that must hold did not: print what and abort, which the fuzzer records as a crash.

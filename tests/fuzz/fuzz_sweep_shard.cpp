@@ -14,19 +14,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   using namespace assignor;
   fuzz::quiet_logs();
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  host::Sweep sweep;
-  try {
-    sweep = host::read_sweep_json(text, "shard.json");
-  } catch (const InputError&) {
-    return 0;
-  }
-  for (const auto& run : sweep.runs)
-    if (run.scenario >= sweep.scenarios.size() || run.combination >= sweep.combinations.size())
+  const auto sweep = fuzz::accepted(text, [](std::string_view t) { return host::read_sweep_json(t, "shard.json"); });
+  if (!sweep) return 0;
+  for (const auto& run : sweep->runs)
+    if (run.scenario >= sweep->scenarios.size() || run.combination >= sweep->combinations.size())
       fuzz::fail("a shard's runs name only its scenarios and combinations", text, "");
-  const std::string again = host::sweep_json(sweep).dump();
+  const std::string again = host::sweep_json(*sweep).dump();
   try {
     const host::Sweep back = host::read_sweep_json(again, "written.json");
-    if (back.runs.size() != sweep.runs.size() || back.fingerprint != sweep.fingerprint)
+    if (back.runs.size() != sweep->runs.size() || back.fingerprint != sweep->fingerprint)
       fuzz::fail("a shard written back reads as itself", again, text);
   } catch (const InputError& e) {
     fuzz::fail("a shard written back is one the reader accepts", e.what(), again);

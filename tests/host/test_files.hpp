@@ -1,6 +1,8 @@
-// Helpers for the host reader tests: a fresh temporary directory per test and error capture.
+// Helpers for the host reader tests: a fresh temporary directory per test, error capture, and the
+// matchers their messages are read with (a test file says `using namespace test;` once).
 #pragma once
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -10,6 +12,11 @@
 #include "assignor/errors.hpp"
 
 namespace assignor::host::test {
+
+using ::testing::AllOf;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 // A fresh, empty directory for the running test, under GoogleTest's temp dir.
 inline std::filesystem::path test_dir() {

@@ -16,6 +16,7 @@ namespace assignor {
 namespace {
 
 using testing::ClusterBuilder;
+using ::testing::Each;
 
 const std::vector<std::string> kZoneCluster = {"zone", "cluster"};
 
@@ -50,16 +51,20 @@ std::set<std::string> values(const Cluster& c, const std::vector<ClientIndex>& h
   return out;
 }
 
+// Per task (in task order), how many distinct values of tag `key` its active and standbys have.
+std::vector<std::size_t> distinct_values_per_task(const Cluster& c, const AssignmentDraft& d, const std::string& key) {
+  std::vector<std::size_t> out;
+  for (TaskIndex t = 0; t < c.task_count(); ++t) out.push_back(values(c, copies(d, t), key).size());
+  return out;
+}
+
 TEST(TagAwareStandbys, ThreeZonesByThreeClustersTwoStandbysAllDistinct) {
   const Cluster c = grid(3, 3, 27);
   AssignmentDraft d = with_actives(c, 2);
   EXPECT_EQ(place_standbys_tag_aware(c, kZoneCluster, d), 0u);
-  for (TaskIndex t = 0; t < c.task_count(); ++t) {
-    const auto holders = copies(d, t);
-    ASSERT_EQ(holders.size(), 3u);
-    EXPECT_EQ(values(c, holders, "zone").size(), 3u) << "task " << t;
-    EXPECT_EQ(values(c, holders, "cluster").size(), 3u) << "task " << t;
-  }
+  for (TaskIndex t = 0; t < c.task_count(); ++t) ASSERT_EQ(copies(d, t).size(), 3u) << "task " << t;
+  EXPECT_THAT(distinct_values_per_task(c, d, "zone"), Each(3u));
+  EXPECT_THAT(distinct_values_per_task(c, d, "cluster"), Each(3u));
   // Load stays close to even (27 actives + 54 standbys, 9 per client): once a task's first standby
   // is chosen the second is forced (the one client completing distinct zones and clusters), so
   // within two, not exactly 9.
@@ -81,11 +86,8 @@ TEST(TagAwareStandbys, PartialAwarenessWhenAKeyHasFewerValuesThanCopies) {
   const Cluster c = grid(3, 2, 12);
   AssignmentDraft d = with_actives(c, 2);
   EXPECT_EQ(place_standbys_tag_aware(c, kZoneCluster, d), 0u);
-  for (TaskIndex t = 0; t < c.task_count(); ++t) {
-    const auto holders = copies(d, t);
-    EXPECT_EQ(values(c, holders, "zone").size(), 3u) << "task " << t;
-    EXPECT_EQ(values(c, holders, "cluster").size(), 2u) << "task " << t;
-  }
+  EXPECT_THAT(distinct_values_per_task(c, d, "zone"), Each(3u));
+  EXPECT_THAT(distinct_values_per_task(c, d, "cluster"), Each(2u));
   EXPECT_EQ(tag_spread_shortfall(c, kZoneCluster, d.finish(false)), 0u);
 }
 

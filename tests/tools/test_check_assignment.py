@@ -15,11 +15,14 @@ The group (acceptable_recovery_lag 10000, num_standby_replicas 1, max_warmup_rep
 usage: test_check_assignment.py CHECKER WORK_DIR
 """
 import copy
-import importlib.util
 import json
 import os
 import subprocess
 import sys
+
+sys.dont_write_bytecode = True  # importing script_checks leaves no __pycache__ in the source tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import script_checks  # noqa: E402
 
 CLUSTER = """\
 version: 1
@@ -180,9 +183,7 @@ def run(checker, cluster, output, args, work, name, command_line=False):
 def main():
     global CHECKER
     checker, work = sys.argv[1:3]
-    spec = importlib.util.spec_from_file_location("check_assignment", checker)
-    CHECKER = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(CHECKER)
+    CHECKER = script_checks.load_module("check_assignment", checker)
     os.makedirs(work, exist_ok=True)
     cluster = os.path.join(work, "cluster.yaml")
     with open(cluster, "w") as f:

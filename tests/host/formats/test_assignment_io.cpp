@@ -13,11 +13,7 @@
 namespace assignor::host {
 namespace {
 
-using test::input_error;
-using ::testing::AllOf;
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-using ::testing::Not;
+using namespace test;  // input_error and the matchers
 
 // The written assignment as a tree, read back by nlohmann (not by our own reader).
 nlohmann::ordered_json to_json(const Cluster& cluster, const AssignmentReport& report) {

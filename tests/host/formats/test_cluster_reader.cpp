@@ -13,11 +13,7 @@
 namespace assignor::host {
 namespace {
 
-using test::input_error;
-using ::testing::AllOf;
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-using ::testing::Not;
+using namespace test;  // input_error and the matchers
 
 class ClusterReaderTest : public ::testing::Test {
  protected:

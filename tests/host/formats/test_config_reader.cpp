@@ -13,10 +13,7 @@
 namespace assignor::host {
 namespace {
 
-using test::input_error;
-using ::testing::AllOf;
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
+using namespace test;  // input_error and the matchers
 using ::testing::Pair;
 
 class ConfigReaderTest : public ::testing::Test {

@@ -104,28 +104,26 @@ TEST(ScenarioKind, ParsesAndFormats) {
 }
 
 TEST(ScenarioSpec, NonsenseIsAnInputErrorNamingTheField) {
-  auto spec = spec_of(ScenarioKind::fresh);
-  spec.clients = 0;
-  EXPECT_THAT(input_error(spec), HasSubstr("clients must be between 1 and 100000, got 0"));
-  spec = spec_of(ScenarioKind::fresh);
-  spec.threads = 0;
-  EXPECT_THAT(input_error(spec), HasSubstr("threads must be between 1"));
-  spec = spec_of(ScenarioKind::fresh);
-  spec.partitions = 0;
-  EXPECT_THAT(input_error(spec), HasSubstr("partitions must be between 1"));
-  spec = spec_of(ScenarioKind::fresh);
-  spec.stateful_fraction = 1.5;
-  EXPECT_THAT(input_error(spec), HasSubstr("stateful_fraction must be a fraction in [0, 1], got 1.5"));
-  spec = spec_of(ScenarioKind::fresh);
-  spec.nonlogged_fraction = std::numeric_limits<double>::quiet_NaN();
-  EXPECT_THAT(input_error(spec), HasSubstr("nonlogged_fraction must be a fraction in [0, 1]"));
-  spec = spec_of(ScenarioKind::fresh);
-  spec.subtopologies = 100'000;
-  spec.partitions = 101;
-  EXPECT_THAT(input_error(spec), HasSubstr("10100000 tasks, more than the 10000000 allowed"));
-  spec = spec_of(ScenarioKind::fresh);
-  spec.racks = 1001;
-  EXPECT_THAT(input_error(spec), HasSubstr("racks must be between 0 and 1000"));
+  // Each case spoils one field of a valid fresh spec; the message names the field and the limit.
+  const std::pair<std::function<void(ScenarioSpec&)>, std::string> cases[] = {
+      {[](ScenarioSpec& s) { s.clients = 0; }, "clients must be between 1 and 100000, got 0"},
+      {[](ScenarioSpec& s) { s.threads = 0; }, "threads must be between 1"},
+      {[](ScenarioSpec& s) { s.partitions = 0; }, "partitions must be between 1"},
+      {[](ScenarioSpec& s) { s.stateful_fraction = 1.5; }, "stateful_fraction must be a fraction in [0, 1], got 1.5"},
+      {[](ScenarioSpec& s) { s.nonlogged_fraction = std::numeric_limits<double>::quiet_NaN(); },
+       "nonlogged_fraction must be a fraction in [0, 1]"},
+      {[](ScenarioSpec& s) {
+         s.subtopologies = 100'000;
+         s.partitions = 101;
+       },
+       "10100000 tasks, more than the 10000000 allowed"},
+      {[](ScenarioSpec& s) { s.racks = 1001; }, "racks must be between 0 and 1000"},
+  };
+  for (const auto& [spoil, message] : cases) {
+    auto spec = spec_of(ScenarioKind::fresh);
+    spoil(spec);
+    EXPECT_THAT(input_error(spec), HasSubstr(message));
+  }
   EXPECT_THAT(input_error(spec_of(ScenarioKind::scale_out, 1)), HasSubstr("scale-out needs at least 2 clients"));
 }
 

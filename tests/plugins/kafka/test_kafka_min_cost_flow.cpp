@@ -272,31 +272,35 @@ Built balance_graph(std::mt19937& rng, int tasks, int clients, int groups, bool 
   return b;
 }
 
-TEST(KafkaMinCostFlow, MinTrafficGraphsCancelTheCyclesKafkaCancels) {
+// `rounds` random graphs without the block hint, then the same graphs (the generator restarted from
+// `seed`) with it: check(rng, hint, round) draws one graph's sizes and edges from rng and checks it.
+template <class Check>
+void for_random_graphs(std::mt19937::result_type seed, int rounds, Check&& check) {
   for (bool hint : {false, true}) {
-    std::mt19937 rng(20261203);
-    for (int round = 0; round < 120; ++round) {
-      const int tasks = 2 + static_cast<int>(rng() % 14), clients = 2 + static_cast<int>(rng() % 5);
-      Built b = min_traffic_graph(rng, tasks, clients, 1 + static_cast<int>(rng() % 3), hint);
-      b.solve_both();
-      b.expect_same_flows("min_traffic round " + std::to_string(round) + (hint ? " (block hint)" : ""));
-    }
+    std::mt19937 rng(seed);
+    for (int round = 0; round < rounds; ++round) check(rng, hint, round);
   }
 }
 
+TEST(KafkaMinCostFlow, MinTrafficGraphsCancelTheCyclesKafkaCancels) {
+  for_random_graphs(20261203, 120, [](std::mt19937& rng, bool hint, int round) {
+    const int tasks = 2 + static_cast<int>(rng() % 14), clients = 2 + static_cast<int>(rng() % 5);
+    Built b = min_traffic_graph(rng, tasks, clients, 1 + static_cast<int>(rng() % 3), hint);
+    b.solve_both();
+    b.expect_same_flows("min_traffic round " + std::to_string(round) + (hint ? " (block hint)" : ""));
+  });
+}
+
 TEST(KafkaMinCostFlow, BalanceSubtopologyGraphsFindKafkasMaxFlowThenItsOptimum) {
-  for (bool hint : {false, true}) {
-    std::mt19937 rng(4242);
-    for (int round = 0; round < 80; ++round) {
-      const int tasks = 3 + static_cast<int>(rng() % 10), clients = 2 + static_cast<int>(rng() % 3);
-      Built b = balance_graph(rng, tasks, clients, 1 + static_cast<int>(rng() % 3), hint);
-      const long long lit = b.literal.maxFlow();
-      EXPECT_EQ(b.fast->max_flow(), lit) << "round " << round;
-      b.expect_same_flows("max flow, round " + std::to_string(round));
-      b.solve_both();
-      b.expect_same_flows("balance_subtopology round " + std::to_string(round) + (hint ? " (block hint)" : ""));
-    }
-  }
+  for_random_graphs(4242, 80, [](std::mt19937& rng, bool hint, int round) {
+    const int tasks = 3 + static_cast<int>(rng() % 10), clients = 2 + static_cast<int>(rng() % 3);
+    Built b = balance_graph(rng, tasks, clients, 1 + static_cast<int>(rng() % 3), hint);
+    const long long lit = b.literal.maxFlow();
+    EXPECT_EQ(b.fast->max_flow(), lit) << "round " << round;
+    b.expect_same_flows("max flow, round " + std::to_string(round));
+    b.solve_both();
+    b.expect_same_flows("balance_subtopology round " + std::to_string(round) + (hint ? " (block hint)" : ""));
+  });
 }
 
 TEST(KafkaMinCostFlow, AHintThatDoesNotMatchTheEdgesIsRefused) {

@@ -16,22 +16,13 @@
 #include "assignor/host/formats/config_reader.hpp"
 #include "assignor/host/run/runner.hpp"
 #include "assignor/threads.hpp"
-#include "cluster_builder.hpp"
 #include "random_group.hpp"
-#include "strategy_runner.hpp"
+#include "scenario_test.hpp"
 
 namespace assignor {
 namespace {
 
-using testing::active_client_of;
-using testing::actives_of;
-using testing::builtin_plugins;
-using testing::ClusterBuilder;
-using testing::describe;
-using ::testing::ElementsAre;
-using ::testing::IsEmpty;
-using testing::standbys_of;
-using testing::warmups_of;
+using namespace scenario_test;
 
 constexpr const char* kDefault = "";  // kafka_version not given
 constexpr const char* k44 = "4.4";
