@@ -39,11 +39,12 @@
 #include "assignor/rack_aware.hpp"
 #include "assignor/scenario.hpp"
 #include "assignor/validation.hpp"
-#include "kafka_rack_aware.hpp"
+#include "kafka_ha/kafka_rack_aware.hpp"
 
 namespace {
 
 using namespace assignor;
+namespace kafka = assignor::plugins::kafka_ha;  // Kafka's rack-aware steps, called directly
 
 struct Size {
   std::uint32_t tasks;

@@ -8,11 +8,12 @@
 // assignor places them. Always asks for a probing rebalance.
 #include <assignor/sdk.hpp>
 
-#include "legacy_sticky.hpp"
+#include "legacy_sticky/legacy_sticky.hpp"
 
 namespace {
 
 using namespace assignor;
+namespace legacy_sticky = assignor::plugins::legacy_sticky;
 
 Assignment fallback_prior(const AssignmentInput& in) {
   return legacy_sticky::assign_in_kafka_order(in, /*probing_rebalance=*/true, [](const AssignmentInput&) {

@@ -13,11 +13,12 @@
 #include <assignor/plugin.hpp>
 #include <assignor/rack_aware.hpp>
 
-#include "packing.hpp"
+#include "ha_plus/packing.hpp"
 
 namespace {
 
 using namespace assignor;
+namespace ha_plus = assignor::plugins::ha_plus;
 
 class HighAvailabilityPlus final : public Strategy {
  public:

@@ -28,7 +28,7 @@
 // within the largest task's weight; standbys and warmups as above.
 #include <assignor/sdk.hpp>
 
-#include "weighted_packing.hpp"  // plugins/weighted: place_weighted_actives
+#include "weighted/weighted_packing.hpp"
 
 #include <algorithm>
 #include <map>
@@ -50,6 +50,7 @@
 namespace {
 
 using namespace assignor;
+namespace weighted = assignor::plugins::weighted;
 
 constexpr std::int64_t kStay = 0;
 constexpr std::int64_t kMoveStateless = 1;
@@ -73,7 +74,7 @@ class LeastMovement final : public Strategy {
     AssignmentDraft draft(cluster, in.settings.num_standby_replicas);
     if (cluster.client_count() == 0) return draft.finish(false);
     if (by_weight_)
-      place_weighted_actives(cluster, in.lags, draft);
+      weighted::place_weighted_actives(cluster, in.lags, draft);
     else
       place_target(in, draft);
     if (target_only_) return draft.finish(false);

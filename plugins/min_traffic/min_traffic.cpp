@@ -24,11 +24,12 @@
 #include <assignor/plugin.hpp>
 #include <assignor/rack_aware.hpp>
 
-#include "packing.hpp"
+#include "ha_plus/packing.hpp"
 
 namespace {
 
 using namespace assignor;
+namespace ha_plus = assignor::plugins::ha_plus;
 
 Assignment min_traffic(const AssignmentInput& in) {
   AssignmentDraft draft(in.cluster, in.settings.num_standby_replicas);

@@ -36,11 +36,12 @@
 #include <string_view>
 #include <vector>
 
-#include "kip1071_group.hpp"
+#include "kip1071/kip1071_group.hpp"
 
 namespace {
 
 using namespace assignor;
+namespace kip1071 = assignor::plugins::kip1071;
 
 class StreamsBalanced final : public Strategy {
  public:

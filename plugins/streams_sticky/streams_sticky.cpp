@@ -50,11 +50,12 @@
 #include <string>
 #include <vector>
 
-#include "kip1071_group.hpp"
+#include "kip1071/kip1071_group.hpp"
 
 namespace {
 
 using namespace assignor;
+namespace kip1071 = assignor::plugins::kip1071;
 using kip1071::kNoMember;
 using kip1071::MemberIndex;
 

@@ -28,11 +28,12 @@
 // per thread). Parameter `target_only: true` returns the target of step 1 alone (it may then contain
 // restoring actives), for inspection and for the balance tests.
 #include <assignor/sdk.hpp>
-#include "weighted_packing.hpp"
+#include "weighted/weighted_packing.hpp"
 
 namespace {
 
 using namespace assignor;
+namespace weighted = assignor::plugins::weighted;
 
 class Weighted final : public Strategy {
  public:
@@ -45,7 +46,7 @@ class Weighted final : public Strategy {
     const Cluster& cluster = in.cluster;
     AssignmentDraft draft(cluster, in.settings.num_standby_replicas);
     if (cluster.client_count() == 0) return draft.finish(false);
-    place_weighted_actives(cluster, in.lags, draft);
+    weighted::place_weighted_actives(cluster, in.lags, draft);
     if (target_only_) return draft.finish(false);
     place_sticky_standbys(cluster, draft);
     const WarmupPlan plan = plan_warmups(cluster, in.settings, in.lags, draft);

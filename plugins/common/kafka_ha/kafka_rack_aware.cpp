@@ -1,4 +1,4 @@
-#include "kafka_rack_aware.hpp"
+#include "kafka_ha/kafka_rack_aware.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,9 +7,9 @@
 
 #include <assignor/log.hpp>
 
-#include "kafka_min_cost_flow.hpp"
+#include "kafka_ha/kafka_min_cost_flow.hpp"
 
-namespace assignor::kafka {
+namespace assignor::plugins::kafka_ha {
 
 namespace {
 
@@ -305,4 +305,4 @@ RackResult optimize_standbys(const Cluster& cluster, RackCosts costs, const Stan
   return total;
 }
 
-}  // namespace assignor::kafka
+}  // namespace assignor::plugins::kafka_ha

@@ -34,7 +34,7 @@
 #include <assignor/strategy.hpp>
 #include <assignor/warmups.hpp>
 
-namespace assignor::ha_plus {
+namespace assignor::plugins::ha_plus {
 
 struct PackOptions {
   bool keep_history = true;  // false: standbys least loaded, movements to the least-loaded caught-up client
@@ -48,4 +48,4 @@ struct PackOptions {
 // warmups and stateless tasks; the plan says whether a probing rebalance is needed.
 WarmupPlan pack(const AssignmentInput& in, AssignmentDraft& draft, const PackOptions& options = {});
 
-}  // namespace assignor::ha_plus
+}  // namespace assignor::plugins::ha_plus

@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-namespace assignor::kafka {
+namespace assignor::plugins::kafka_ha {
 
 struct RackCosts {
   std::int32_t traffic = 0;
@@ -65,4 +65,4 @@ bool keeps_tag_spread(const Cluster& cluster, const std::vector<std::string>& ta
 RackResult optimize_standbys(const Cluster& cluster, RackCosts costs, const StandbyMovePredicate& allowed,
                              AssignmentDraft& draft);
 
-}  // namespace assignor::kafka
+}  // namespace assignor::plugins::kafka_ha
