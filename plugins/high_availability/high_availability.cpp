@@ -1,6 +1,7 @@
 // high_availability: Kafka Streams 3.x's HighAvailabilityTaskAssignor (KIP-441), reproducing Kafka's
 // own answer: the same actives, standbys and warmups per client and the same probing decision
-// (checked against assignments recorded from Kafka's code, tests/data/kafka-golden). Kafka's steps:
+// (checked against assignments recorded from Kafka's code, tests/data/kafka-golden). Kafka's steps,
+// each in plugins/common/kafka_ha:
 //
 // 1. Stateful tasks (Kafka's meaning: tasks with a changelog, i.e. a logged store) are dealt
 //    round-robin over the clients in id order, in task order, ignoring history and threads; then
@@ -26,8 +27,6 @@
 #include <assignor/kafka_identity.hpp>
 #include <assignor/plugin.hpp>
 #include <assignor/rack_aware.hpp>
-
-#include <cstdint>
 
 #include <string>
 #include <vector>
@@ -72,9 +71,7 @@ class HighAvailability final : public Strategy {
     if (cluster.client_count() == 0) return draft.finish(false);
 
     const bool racks = kafka_ha::rack_awareness_enabled(cluster, settings.rack_aware, "high_availability");
-    const RackAwareCosts configured = rack_aware_costs(settings.rack_aware, kHighAvailabilityRackCosts);
-    const kafka_ha::RackCosts costs{static_cast<std::int32_t>(configured.traffic),
-                                    static_cast<std::int32_t>(configured.non_overlap)};
+    const kafka_ha::RackCosts costs = kafka_ha::configured_costs(settings.rack_aware, kHighAvailabilityRackCosts);
     const RackAwareStrategy strategy = settings.rack_aware.strategy;
 
     deal_round_robin(cluster, draft);

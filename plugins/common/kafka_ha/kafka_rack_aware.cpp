@@ -305,4 +305,9 @@ RackResult optimize_standbys(const Cluster& cluster, RackCosts costs, const Stan
   return total;
 }
 
+RackCosts configured_costs(const RackAwareSettings& settings, RackAwareCosts defaults) {
+  const RackAwareCosts configured = rack_aware_costs(settings, defaults);
+  return {static_cast<std::int32_t>(configured.traffic), static_cast<std::int32_t>(configured.non_overlap)};
+}
+
 }  // namespace assignor::plugins::kafka_ha

@@ -19,6 +19,7 @@
 
 #include <assignor/assignment.hpp>
 #include <assignor/model.hpp>
+#include <assignor/rack_aware.hpp>
 #include <assignor/settings.hpp>
 
 #include <cstdint>
@@ -34,6 +35,10 @@ struct RackCosts {
 };
 // STATELESS_TRAFFIC_COST, STATELESS_NON_OVERLAP_COST.
 inline constexpr RackCosts kStatelessCosts{1, 0};
+
+// rack_aware.traffic_cost / non_overlap_cost as configured, else the assignor's `defaults` (the SDK's
+// rack_aware_costs), as the int costs Kafka's graphs carry.
+RackCosts configured_costs(const RackAwareSettings& settings, RackAwareCosts defaults);
 
 struct RackResult {
   std::int64_t cost = 0;     // Kafka's total cost after optimising (optimizeActiveTasks' return)
