@@ -1,7 +1,7 @@
 // high_availability: Kafka Streams 3.x's HighAvailabilityTaskAssignor (KIP-441), reproducing Kafka's
 // own answer: the same actives, standbys and warmups per client and the same probing decision
-// (checked against assignments recorded from Kafka's code, tests/data/kafka-golden). Kafka's steps,
-// each in plugins/common/kafka_ha:
+// (checked against assignments recorded from Kafka's code, tests/data/kafka-golden). Kafka's steps
+// (the headers named are in plugins/common/kafka_ha):
 //
 // 1. Stateful tasks (Kafka's meaning: tasks with a changelog, i.e. a logged store) are dealt
 //    round-robin over the clients in id order, in task order, ignoring history and threads; then
