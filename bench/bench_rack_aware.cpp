@@ -38,11 +38,12 @@
 #include "assignor/scenario.hpp"
 #include "assignor/validation.hpp"
 #include "bench_support.hpp"
-#include "kafka_rack_aware.hpp"
+#include "kafka_ha/kafka_rack_aware.hpp"
 
 namespace {
 
 using namespace assignor;
+namespace kafka = assignor::plugins::kafka_ha;  // Kafka's rack-aware steps, called directly
 
 using bench::label;
 using bench::Size;

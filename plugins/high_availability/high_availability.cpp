@@ -1,6 +1,7 @@
 // high_availability: Kafka Streams 3.x's HighAvailabilityTaskAssignor (KIP-441), reproducing Kafka's
 // own answer: the same actives, standbys and warmups per client and the same probing decision
-// (checked against assignments recorded from Kafka's code, tests/data/kafka-golden). Kafka's steps:
+// (checked against assignments recorded from Kafka's code, tests/data/kafka-golden). Kafka's steps
+// (the headers named are in plugins/common/kafka_ha):
 //
 // 1. Stateful tasks (Kafka's meaning: tasks with a changelog, i.e. a logged store) are dealt
 //    round-robin over the clients in id order, in task order, ignoring history and threads; then
@@ -27,21 +28,20 @@
 #include <assignor/plugin.hpp>
 #include <assignor/rack_aware.hpp>
 
-#include <cstdint>
-
 #include <string>
 #include <vector>
 
-#include "balance_over_threads.hpp"
-#include "kafka_lags.hpp"
-#include "kafka_rack_aware.hpp"
-#include "tag_aware_standbys.hpp"
-#include "task_movement.hpp"
+#include "kafka_ha/balance_over_threads.hpp"
+#include "kafka_ha/kafka_lags.hpp"
+#include "kafka_ha/kafka_rack_aware.hpp"
+#include "kafka_ha/tag_aware_standbys.hpp"
+#include "kafka_ha/task_movement.hpp"
 
 namespace {
 
 using namespace assignor;
-using kafka::BalancedRole;
+namespace kafka_ha = assignor::plugins::kafka_ha;
+using kafka_ha::BalancedRole;
 
 // Step 1: task i of the stateful tasks goes to client i mod n.
 void deal_round_robin(const Cluster& cluster, AssignmentDraft& draft) {
@@ -70,44 +70,44 @@ class HighAvailability final : public Strategy {
     AssignmentDraft draft(cluster, settings.num_standby_replicas);
     if (cluster.client_count() == 0) return draft.finish(false);
 
-    const bool racks = kafka::rack_awareness_enabled(cluster, settings.rack_aware, "high_availability");
-    const RackAwareCosts configured = rack_aware_costs(settings.rack_aware, kHighAvailabilityRackCosts);
-    const kafka::RackCosts costs{static_cast<std::int32_t>(configured.traffic),
-                                 static_cast<std::int32_t>(configured.non_overlap)};
+    const bool racks = kafka_ha::rack_awareness_enabled(cluster, settings.rack_aware, "high_availability");
+    const kafka_ha::RackCosts costs = kafka_ha::configured_costs(settings.rack_aware, kHighAvailabilityRackCosts);
     const RackAwareStrategy strategy = settings.rack_aware.strategy;
 
     deal_round_robin(cluster, draft);
-    kafka::TasksByClient actives = kafka::tasks_by_client(draft, BalancedRole::active);
-    kafka::balance_tasks_over_threads(draft, BalancedRole::active, actives);
-    if (racks) kafka::optimize_actives(cluster, strategy, kafka::tasks_with_changelog(cluster, true), costs, draft);
+    kafka_ha::TasksByClient actives = kafka_ha::tasks_by_client(draft, BalancedRole::active);
+    kafka_ha::balance_tasks_over_threads(draft, BalancedRole::active, actives);
+    if (racks)
+      kafka_ha::optimize_actives(cluster, strategy, kafka_ha::tasks_with_changelog(cluster, true), costs, draft);
 
     if (settings.num_standby_replicas > 0) {
       const auto& tags = settings.rack_aware.tags;
-      kafka::MovePredicate allowed;
+      kafka_ha::MovePredicate allowed;
       if (tags.empty()) {
         place_standbys_least_loaded(cluster, draft);
       } else {
-        kafka::assign_standbys_tag_aware(cluster, tags, draft);
-        allowed = [&](ClientIndex s, ClientIndex d) { return kafka::same_tags(cluster, s, d); };
+        kafka_ha::assign_standbys_tag_aware(cluster, tags, draft);
+        allowed = [&](ClientIndex s, ClientIndex d) { return kafka_ha::same_tags(cluster, s, d); };
       }
-      kafka::TasksByClient standbys = kafka::tasks_by_client(draft, BalancedRole::standby);
-      kafka::balance_tasks_over_threads(draft, BalancedRole::standby, standbys, allowed);
+      kafka_ha::TasksByClient standbys = kafka_ha::tasks_by_client(draft, BalancedRole::standby);
+      kafka_ha::balance_tasks_over_threads(draft, BalancedRole::standby, standbys, allowed);
       if (racks) {
-        kafka::StandbyMovePredicate keeps_tags;
+        kafka_ha::StandbyMovePredicate keeps_tags;
         if (!tags.empty())
           keeps_tags = [&](ClientIndex s, ClientIndex d, TaskIndex t) {
-            return kafka::keeps_tag_spread(cluster, tags, draft, s, d, t);
+            return kafka_ha::keeps_tag_spread(cluster, tags, draft, s, d, t);
           };
-        kafka::optimize_standbys(cluster, costs, keeps_tags, draft);
+        kafka_ha::optimize_standbys(cluster, costs, keeps_tags, draft);
       }
     }
 
-    const kafka::KafkaLags lags(cluster, settings.acceptable_recovery_lag);
-    const kafka::Movements movements = kafka::assign_task_movements(cluster, lags, draft, settings.max_warmup_replicas);
+    const kafka_ha::KafkaLags lags(cluster, settings.acceptable_recovery_lag);
+    const kafka_ha::Movements movements =
+        kafka_ha::assign_task_movements(cluster, lags, draft, settings.max_warmup_replicas);
 
-    const std::vector<TaskIndex> others = kafka::tasks_with_changelog(cluster, false);
+    const std::vector<TaskIndex> others = kafka_ha::tasks_with_changelog(cluster, false);
     fill_by_active_load(cluster, draft, others);
-    if (racks) kafka::optimize_actives(cluster, strategy, others, kafka::kStatelessCosts, draft);
+    if (racks) kafka_ha::optimize_actives(cluster, strategy, others, kafka_ha::kStatelessCosts, draft);
     return draft.finish(movements.probing_rebalance_needed());
   }
 };

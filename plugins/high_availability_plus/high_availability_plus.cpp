@@ -1,7 +1,7 @@
 // high_availability_plus: KIP-441 high availability, ours: Kafka's HighAvailabilityTaskAssignor with
 // capacity-proportional quotas, non-logged stateful tasks placed with the stateful ones, standbys
 // evened out from the most loaded client, strict-lag movements, and history kept where Kafka
-// ignores it (packing.hpp says each difference and why). Parameters `sticky_target` (default true):
+// ignores it (ha_plus/packing.hpp says each difference and why). Parameters `sticky_target` (default true):
 // false deals the stateful actives ignoring history, as Kafka does; `keep_history` (default true):
 // false chooses standby holders and interim active owners by load alone, as Kafka does. The result
 // is as available as Kafka's (never a restoring active, warmups within max_warmup_replicas,
@@ -13,7 +13,7 @@
 #include <assignor/plugin.hpp>
 #include <assignor/rack_aware.hpp>
 
-#include "packing.hpp"
+#include "ha_plus/packing.hpp"
 
 namespace {
 
@@ -29,13 +29,13 @@ class HighAvailabilityPlus final : public Strategy {
 
   Assignment assign(const AssignmentInput& in) override {
     AssignmentDraft draft(in.cluster, in.settings.num_standby_replicas);
-    const WarmupPlan plan = ha_plus::pack(in, draft, options_);
+    const WarmupPlan plan = plugins::ha_plus::pack(in, draft, options_);
     apply_rack_awareness(in.cluster, in.settings, in.lags, draft, kHighAvailabilityRackCosts);
     return draft.finish(plan.probing_rebalance_needed());
   }
 
  private:
-  ha_plus::PackOptions options_;
+  plugins::ha_plus::PackOptions options_;
 };
 
 }  // namespace

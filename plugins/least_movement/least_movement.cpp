@@ -23,12 +23,12 @@
 // state, then to the least loaded.
 //
 // Parameter `balance: weight` (default `count`) balances the sum of task weights per thread instead
-// of task counts: the target is then the weighted strategy's (plugins/weighted/weighted_packing.hpp: previous owners
-// keep tasks within the average weight per thread, the rest heaviest first to the least loaded),
+// of task counts: the target is then the weighted strategy's (weighted/weighted_packing.hpp: previous
+// owners keep tasks within the average weight per thread, the rest heaviest first to the least loaded),
 // within the largest task's weight; standbys and warmups as above.
 #include <assignor/sdk.hpp>
 
-#include "weighted_packing.hpp"  // plugins/weighted: place_weighted_actives
+#include "weighted/weighted_packing.hpp"
 
 #include <algorithm>
 #include <map>
@@ -73,7 +73,7 @@ class LeastMovement final : public Strategy {
     AssignmentDraft draft(cluster, in.settings.num_standby_replicas);
     if (cluster.client_count() == 0) return draft.finish(false);
     if (by_weight_)
-      place_weighted_actives(cluster, in.lags, draft);
+      plugins::weighted::place_weighted_actives(cluster, in.lags, draft);
     else
       place_target(in, draft);
     if (target_only_) return draft.finish(false);

@@ -1,4 +1,4 @@
-// min_traffic: KIP-925 rack awareness, ours. high_availability_plus's packing (its packing.hpp, with
+// min_traffic: KIP-925 rack awareness, ours. high_availability_plus's packing (ha_plus/packing.hpp, with
 // its defaults: a sticky target and history kept), then the SDK's min-cost-flow optimiser
 // (assignor/rack_aware.hpp) on the stateful actives, the standbys and the stateless actives, so
 // that as few input partitions as possible are read from another rack.
@@ -13,9 +13,8 @@
 //
 // Until SDK 0.6 it packed with keep_history off and a target dealt ignoring history, counting on
 // the optimiser's non-overlap cost for stickiness; but that cost only weighs moves away from the
-// dealt target, not from where tasks run, so a settled group was re-dealt every rebalance (the
-// conformance kit's stability property: 22 of 22 actives moved on its settled group with one
-// standby, and a generated 3-rack group never settled again).
+// dealt target, not from where tasks run, so a settled group was re-dealt every rebalance (it
+// failed the conformance kit's stability property; docs/strategies.md says by how much).
 //
 // rack_aware.strategy `none` (the default) means min_traffic here, since optimising is the point of
 // this strategy; `balance_subtopology` adds Kafka's per-sub-topology bound. Without racks
@@ -24,7 +23,7 @@
 #include <assignor/plugin.hpp>
 #include <assignor/rack_aware.hpp>
 
-#include "packing.hpp"
+#include "ha_plus/packing.hpp"
 
 namespace {
 
@@ -32,7 +31,7 @@ using namespace assignor;
 
 Assignment min_traffic(const AssignmentInput& in) {
   AssignmentDraft draft(in.cluster, in.settings.num_standby_replicas);
-  const WarmupPlan plan = ha_plus::pack(in, draft);
+  const WarmupPlan plan = plugins::ha_plus::pack(in, draft);
   AssignmentSettings settings = in.settings;
   if (settings.rack_aware.strategy == RackAwareStrategy::none)
     settings.rack_aware.strategy = RackAwareStrategy::min_traffic;

@@ -16,7 +16,7 @@
 //      (source, destination) pairs in index order, moving the source's standbys in task order while
 //      the move lowers the load gap without reversing it, until a pass moves nothing.
 //   3. Within a client, Kafka's distributeTasksOverMembers spreads the tasks over its members
-//      (kip1071_group.hpp: member ids and what each held) in three rounds, stateful actives, then
+//      (kip1071/kip1071_group.hpp: member ids and what each held) in three rounds, stateful actives, then
 //      standbys, then stateless actives, each levelling the members' counts: a stateful task stays
 //      on the member that held it (any role; the smaller member id when two did) while that member is
 //      below the level, the members below the level take the rest in turn in member id order, and
@@ -36,11 +36,12 @@
 #include <string_view>
 #include <vector>
 
-#include "kip1071_group.hpp"
+#include "kip1071/kip1071_group.hpp"
 
 namespace {
 
 using namespace assignor;
+namespace kip1071 = assignor::plugins::kip1071;
 
 class StreamsBalanced final : public Strategy {
  public:

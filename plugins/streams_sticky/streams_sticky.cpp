@@ -2,11 +2,11 @@
 // new Streams rebalance protocol; org.apache.kafka.coordinator.group.streams.assignor), followed by
 // the KIP-1071 assignment refiner (assignor/refiner.hpp). Parameter `kafka_version` says which
 // Kafka's: "trunk-058944c" (default), apache/kafka commit 058944c8144d (unreleased trunk, where the
-// recorded answers of tests/data/kafka-golden/streams_sticky come from: all equal); "4.4", the
-// released kafka-group-coordinator 4.4.0, what a Kafka 4.4 broker runs (equal to that jar on 300 of
-// 300 generated groups and the 36 recorded inputs: the bridge's StreamsGroupDifferentialTest).
+// recorded answers of tests/data/kafka-golden/streams_sticky come from); "4.4", the released
+// kafka-group-coordinator 4.4.0, what a Kafka 4.4 broker runs (the bridge's
+// StreamsGroupDifferentialTest holds this version to that jar).
 //
-// A client is Kafka's process; each of its threads is a member (kip1071_group.hpp: member ids,
+// A client is Kafka's process; each of its threads is a member (kip1071/kip1071_group.hpp: member ids,
 // what each member held and reports, and the coordinator's HashMap order of the members).
 // Per-member quotas, each ceil(tasks / members) and recomputed whenever a member's count (actives
 // + standbys) reaches it exactly: all actives, all tasks (actives + standbys), and in trunk also
@@ -50,11 +50,12 @@
 #include <string>
 #include <vector>
 
-#include "kip1071_group.hpp"
+#include "kip1071/kip1071_group.hpp"
 
 namespace {
 
 using namespace assignor;
+namespace kip1071 = assignor::plugins::kip1071;
 using kip1071::kNoMember;
 using kip1071::MemberIndex;
 

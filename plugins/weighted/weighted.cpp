@@ -2,7 +2,7 @@
 // such as the input rate, default 1); this strategy balances the sum of the weights of each
 // client's active tasks per thread, with KIP-441's availability rules.
 //
-// 1. The target (weighted_packing.hpp, place_weighted_actives):
+// 1. The target (weighted/weighted_packing.hpp, place_weighted_actives, shared with least_movement):
 //    a. previous owners keep their tasks while their weight per thread stays within the average
 //       T = total weight / total threads: stateful tasks first (moving one costs a restore or a
 //       warmup), then stateless ones, and within each the lightest first, so that an overloaded
@@ -14,7 +14,7 @@
 //       ends no higher than max(T, what the least-loaded client would reach with it).
 //    c. while the most loaded client can hand a task to the least loaded one and so lower the
 //       larger of their loads, it hands over the task closest to the even split (stateless first).
-//    Guarantee (tested): max - min over clients of weight per thread <= the largest task weight
+//    Guarantee (proved in weighted_packing.hpp): max - min over clients of weight per thread <= the largest task weight
 //    (more precisely, its weight / the fewest threads of a client).
 // 2. Standbys: previous holders keep theirs up to a balanced share of copies per thread, the rest go
 //    to the least-loaded clients without the task, then are balanced (SDK place_sticky_standbys).
@@ -28,7 +28,7 @@
 // per thread). Parameter `target_only: true` returns the target of step 1 alone (it may then contain
 // restoring actives), for inspection and for the balance tests.
 #include <assignor/sdk.hpp>
-#include "weighted_packing.hpp"
+#include "weighted/weighted_packing.hpp"
 
 namespace {
 
@@ -45,7 +45,7 @@ class Weighted final : public Strategy {
     const Cluster& cluster = in.cluster;
     AssignmentDraft draft(cluster, in.settings.num_standby_replicas);
     if (cluster.client_count() == 0) return draft.finish(false);
-    place_weighted_actives(cluster, in.lags, draft);
+    plugins::weighted::place_weighted_actives(cluster, in.lags, draft);
     if (target_only_) return draft.finish(false);
     place_sticky_standbys(cluster, draft);
     const WarmupPlan plan = plan_warmups(cluster, in.settings, in.lags, draft);

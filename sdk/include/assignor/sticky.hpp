@@ -1,7 +1,8 @@
 // Sticky placement after the idea of Kafka Streams' pre-KIP-441 assignor (LegacyStickyTaskAssignor),
-// as two SDK steps with a balanced quota, for any strategy (high_availability_plus packs with them).
-// The `sticky` and `fallback_prior` strategies give Kafka's exact answer instead, with Kafka's own
-// steps and orders (plugins/sticky/legacy_sticky.hpp).
+// as two SDK steps with a balanced quota, for any strategy: high_availability_plus and min_traffic
+// (plugins/common/ha_plus) and weighted keep previous standbys with place_sticky_standbys. The `sticky`
+// and `fallback_prior` strategies use neither step: they give Kafka's exact answer, with Kafka's own
+// steps and orders (plugins/common/legacy_sticky).
 //
 // Actives (place_sticky_actives), every task that has no active in the draft yet:
 //   1. goes back to its previous active owner while that client is under the balanced quota
@@ -41,8 +42,9 @@
 namespace assignor {
 
 struct StickyOptions {
-  // Every previous active stays with its previous owner whatever the balance (fallback_prior, and
-  // Kafka's mustPreserveActiveTaskAssignment); only the other tasks are placed by the quota.
+  // Every previous active stays with its previous owner whatever the balance (what Kafka's
+  // FallbackPriorTaskAssignor asks with mustPreserveActiveTaskAssignment); only the other tasks are
+  // placed by the quota.
   bool preserve_previous_actives = false;
 };
 

@@ -1,7 +1,7 @@
 // Weights (Task::weight, DESIGN 4.1: an estimate of a task's load such as its input rate,
 // default 1): comparing clients by weight per thread, a queue of clients ordered that way, and the
-// weighted_load_spread metric. The weighted strategy's packing (plugins/weighted/weighted_packing.hpp) is
-// built on these.
+// weighted_load_spread metric. The weighted strategy's packing (plugins/common/weighted/weighted_packing.hpp,
+// also least_movement's `balance: weight`) is built on these.
 #pragma once
 
 #include <cstdint>

@@ -1,4 +1,4 @@
-// balance_tasks_over_threads (plugins/high_availability) against a literal transcription of Kafka's
+// balance_tasks_over_threads (plugins/common/kafka_ha) against a literal transcription of Kafka's
 // balanceTasksOverThreads: full passes over every ordered client pair in id order, loads as doubles,
 // a sorted copy of the source's tasks walked while shouldMoveATask holds. Random groups up to 60
 // clients with 1-8 threads, actives and standbys, with and without a move predicate; the fast version
@@ -10,9 +10,9 @@
 #include <set>
 #include <vector>
 
-#include "balance_over_threads.hpp"
+#include "kafka_ha/balance_over_threads.hpp"
 
-namespace assignor::kafka {
+namespace assignor::plugins::kafka_ha {
 namespace {
 
 struct Naive {
@@ -118,4 +118,4 @@ TEST(BalanceOverThreads, MakesExactlyKafkasMovesOnRandomGroups) {
 }
 
 }  // namespace
-}  // namespace assignor::kafka
+}  // namespace assignor::plugins::kafka_ha

@@ -1,4 +1,4 @@
-// KafkaGraph (plugins/high_availability/kafka_min_cost_flow.hpp) against a literal transcription of
+// KafkaGraph (plugins/common/kafka_ha/kafka_min_cost_flow.hpp) against a literal transcription of
 // Kafka's Graph: residual graph in ordered maps, a dummy node that sorts first, Bellman-Ford from it
 // with every one of its node-count sweeps and a distance map in which a node is unreached until
 // relaxed, the node relaxed first in the last sweep walked back into its cycle, the cycle cancelled,
@@ -21,9 +21,9 @@
 #include <tuple>
 #include <vector>
 
-#include "kafka_min_cost_flow.hpp"
+#include "kafka_ha/kafka_min_cost_flow.hpp"
 
-namespace assignor::kafka {
+namespace assignor::plugins::kafka_ha {
 namespace {
 
 // ---- the literal transcription ----------------------------------------------------------------
@@ -402,4 +402,4 @@ TEST(KafkaMinCostFlow, AnEdgeThatTurnsRelaxableManySweepsLaterIsNotJumpedOver) {
 }
 
 }  // namespace
-}  // namespace assignor::kafka
+}  // namespace assignor::plugins::kafka_ha

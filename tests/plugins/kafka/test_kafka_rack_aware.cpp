@@ -6,9 +6,9 @@
 #include <gtest/gtest.h>
 
 #include "cluster_builder.hpp"
-#include "kafka_rack_aware.hpp"
+#include "kafka_ha/kafka_rack_aware.hpp"
 
-namespace assignor::kafka {
+namespace assignor::plugins::kafka_ha {
 namespace {
 
 struct Tagged {
@@ -50,4 +50,4 @@ TEST(KafkaTagMovement,
 }
 
 }  // namespace
-}  // namespace assignor::kafka
+}  // namespace assignor::plugins::kafka_ha

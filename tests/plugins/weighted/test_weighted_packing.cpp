@@ -1,4 +1,4 @@
-// The weighted strategy's packing (plugins/weighted/weighted_packing.hpp): place_weighted_actives,
+// The weighted strategy's packing (plugins/common/weighted/weighted_packing.hpp): place_weighted_actives,
 // pass by pass on hand-built groups, and its guarantee on random groups.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -11,9 +11,9 @@
 #include "assignor/metrics.hpp"
 #include "cluster_builder.hpp"
 #include "random_group.hpp"
-#include "weighted_packing.hpp"
+#include "weighted/weighted_packing.hpp"
 
-namespace assignor {
+namespace assignor::plugins::weighted {
 namespace {
 
 using testing::ClusterBuilder;
@@ -192,4 +192,4 @@ RC_GTEST_PROP(PlaceWeightedActives, RandomGroupsAreBalancedWithinTheLargestWeigh
 }
 
 }  // namespace
-}  // namespace assignor
+}  // namespace assignor::plugins::weighted

@@ -26,9 +26,9 @@
 
 #include <cstdint>
 
-#include "kafka_lags.hpp"
+#include "kafka_ha/kafka_lags.hpp"
 
-namespace assignor::kafka {
+namespace assignor::plugins::kafka_ha {
 
 struct Movements {
   std::uint64_t active = 0;   // active movements scheduled
@@ -39,4 +39,4 @@ struct Movements {
 Movements assign_task_movements(const Cluster& cluster, const KafkaLags& lags, AssignmentDraft& draft,
                                 std::uint32_t max_warmup_replicas);
 
-}  // namespace assignor::kafka
+}  // namespace assignor::plugins::kafka_ha

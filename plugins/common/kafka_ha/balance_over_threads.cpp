@@ -1,8 +1,8 @@
-#include "balance_over_threads.hpp"
+#include "kafka_ha/balance_over_threads.hpp"
 
 #include <algorithm>
 
-namespace assignor::kafka {
+namespace assignor::plugins::kafka_ha {
 
 namespace {
 
@@ -119,4 +119,4 @@ std::uint64_t balance_tasks_over_threads(AssignmentDraft& draft, BalancedRole ro
   return moves;
 }
 
-}  // namespace assignor::kafka
+}  // namespace assignor::plugins::kafka_ha

@@ -20,7 +20,7 @@
 #include <span>
 #include <vector>
 
-namespace assignor::kafka {
+namespace assignor::plugins::kafka_ha {
 
 // Kafka's sentinel offset sum for "unknown" (SubscriptionInfo.UNKNOWN_OFFSET_SUM).
 inline constexpr std::int64_t kUnknownOffsetSum = -3;
@@ -91,4 +91,4 @@ class KafkaLags {
   std::vector<std::uint32_t> stored_caught_;  // per task: stored entries that are caught up
 };
 
-}  // namespace assignor::kafka
+}  // namespace assignor::plugins::kafka_ha

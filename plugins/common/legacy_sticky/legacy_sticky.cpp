@@ -1,4 +1,4 @@
-#include "legacy_sticky.hpp"
+#include "legacy_sticky/legacy_sticky.hpp"
 
 #include <assignor/java_order.hpp>
 #include <assignor/kafka_identity.hpp>
@@ -9,7 +9,7 @@
 #include <set>
 #include <string_view>
 
-namespace assignor::legacy_sticky {
+namespace assignor::plugins::legacy_sticky {
 
 std::vector<std::int32_t> process_id_hashes(const Cluster& cluster) {
   std::vector<std::int32_t> hashes(cluster.client_count());
@@ -454,4 +454,4 @@ Assignment assign_in_kafka_order(const AssignmentInput& in, bool probing_rebalan
   });
 }
 
-}  // namespace assignor::legacy_sticky
+}  // namespace assignor::plugins::legacy_sticky

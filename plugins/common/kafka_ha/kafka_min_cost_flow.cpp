@@ -1,4 +1,4 @@
-#include "kafka_min_cost_flow.hpp"
+#include "kafka_ha/kafka_min_cost_flow.hpp"
 
 #include <algorithm>
 #include <deque>
@@ -6,7 +6,7 @@
 #include <stdexcept>
 #include <unordered_map>
 
-namespace assignor::kafka {
+namespace assignor::plugins::kafka_ha {
 
 namespace {
 constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
@@ -515,4 +515,4 @@ std::uint64_t KafkaGraph::solve_min_cost_flow() {
   return cancelled;
 }
 
-}  // namespace assignor::kafka
+}  // namespace assignor::plugins::kafka_ha

@@ -1,11 +1,11 @@
-#include "kip1071_group.hpp"
+#include "kip1071/kip1071_group.hpp"
 
 #include <assignor/java_order.hpp>
 #include <assignor/threads.hpp>
 
 #include <algorithm>
 
-namespace assignor::kip1071 {
+namespace assignor::plugins::kip1071 {
 
 namespace {
 
@@ -119,9 +119,9 @@ TaskIdKeys::TaskIdKeys(const Cluster& cluster) {
     }
 }
 
-}  // namespace assignor::kip1071
+}  // namespace assignor::plugins::kip1071
 
-namespace assignor::kip1071 {
+namespace assignor::plugins::kip1071 {
 
 void name_threads(const Group& group, MemberChoice choice, Assignment& out) {
   // The chosen standby members per task (counting sort by task).
@@ -156,4 +156,4 @@ void name_threads(const Group& group, MemberChoice choice, Assignment& out) {
   for (Placement& p : out.warmups) place(p, kNoMember);
 }
 
-}  // namespace assignor::kip1071
+}  // namespace assignor::plugins::kip1071

@@ -1,10 +1,10 @@
-#include "task_movement.hpp"
+#include "kafka_ha/task_movement.hpp"
 
 #include <vector>
 
-#include "balance_over_threads.hpp"
+#include "kafka_ha/balance_over_threads.hpp"
 
-namespace assignor::kafka {
+namespace assignor::plugins::kafka_ha {
 
 namespace {
 
@@ -143,4 +143,4 @@ Movements assign_task_movements(const Cluster& cluster, const KafkaLags& lags, A
   return result;
 }
 
-}  // namespace assignor::kafka
+}  // namespace assignor::plugins::kafka_ha

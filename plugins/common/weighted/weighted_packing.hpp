@@ -56,7 +56,7 @@
 #include <assignor/model.hpp>
 #include <assignor/weighted.hpp>
 
-namespace assignor {
+namespace assignor::plugins::weighted {
 
 struct WeightedTargetResult {
   std::uint64_t kept_previous = 0;     // pass 1: stayed with the previous owner within the target
@@ -73,4 +73,4 @@ struct WeightedTargetResult {
 // guarantee.
 WeightedTargetResult place_weighted_actives(const Cluster& cluster, const LagModel& lags, AssignmentDraft& draft);
 
-}  // namespace assignor
+}  // namespace assignor::plugins::weighted

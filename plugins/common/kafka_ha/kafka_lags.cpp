@@ -1,9 +1,9 @@
-#include "kafka_lags.hpp"
+#include "kafka_ha/kafka_lags.hpp"
 
 #include <algorithm>
 #include <limits>
 
-namespace assignor::kafka {
+namespace assignor::plugins::kafka_ha {
 
 namespace {
 
@@ -71,4 +71,4 @@ ClientIndex KafkaLags::most_caught_up(TaskIndex t) const noexcept {
   return entries.empty() ? 0 : entries.front().client;
 }
 
-}  // namespace assignor::kafka
+}  // namespace assignor::plugins::kafka_ha

@@ -25,7 +25,7 @@
 #include <utility>
 #include <vector>
 
-namespace assignor::kip1071 {
+namespace assignor::plugins::kip1071 {
 
 using MemberIndex = std::uint32_t;
 inline constexpr MemberIndex kNoMember = std::numeric_limits<MemberIndex>::max();
@@ -64,9 +64,9 @@ struct TaskIdKeys {
   explicit TaskIdKeys(const Cluster& cluster);
 };
 
-}  // namespace assignor::kip1071
+}  // namespace assignor::plugins::kip1071
 
-namespace assignor::kip1071 {
+namespace assignor::plugins::kip1071 {
 
 // The members an assignor chose: per task the active's member (kNoMember for none), and the
 // (task, member) of every standby.
@@ -81,4 +81,4 @@ struct MemberChoice {
 // to the lower thread.
 void name_threads(const Group& group, MemberChoice choice, Assignment& out);
 
-}  // namespace assignor::kip1071
+}  // namespace assignor::plugins::kip1071

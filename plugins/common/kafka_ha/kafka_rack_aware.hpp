@@ -19,6 +19,7 @@
 
 #include <assignor/assignment.hpp>
 #include <assignor/model.hpp>
+#include <assignor/rack_aware.hpp>
 #include <assignor/settings.hpp>
 
 #include <cstdint>
@@ -26,7 +27,7 @@
 #include <string>
 #include <vector>
 
-namespace assignor::kafka {
+namespace assignor::plugins::kafka_ha {
 
 struct RackCosts {
   std::int32_t traffic = 0;
@@ -34,6 +35,10 @@ struct RackCosts {
 };
 // STATELESS_TRAFFIC_COST, STATELESS_NON_OVERLAP_COST.
 inline constexpr RackCosts kStatelessCosts{1, 0};
+
+// rack_aware.traffic_cost / non_overlap_cost as configured, else the assignor's `defaults` (the SDK's
+// rack_aware_costs), as the int costs Kafka's graphs carry.
+RackCosts configured_costs(const RackAwareSettings& settings, RackAwareCosts defaults);
 
 struct RackResult {
   std::int64_t cost = 0;     // Kafka's total cost after optimising (optimizeActiveTasks' return)
@@ -65,4 +70,4 @@ bool keeps_tag_spread(const Cluster& cluster, const std::vector<std::string>& ta
 RackResult optimize_standbys(const Cluster& cluster, RackCosts costs, const StandbyMovePredicate& allowed,
                              AssignmentDraft& draft);
 
-}  // namespace assignor::kafka
+}  // namespace assignor::plugins::kafka_ha

@@ -1,4 +1,4 @@
-#include "tag_aware_standbys.hpp"
+#include "kafka_ha/tag_aware_standbys.hpp"
 
 #include <assignor/java_order.hpp>
 
@@ -6,7 +6,7 @@
 #include <map>
 #include <utility>
 
-namespace assignor::kafka {
+namespace assignor::plugins::kafka_ha {
 
 bool same_tags(const Cluster& cluster, ClientIndex source, ClientIndex destination) {
   const auto& to = cluster.clients[destination].tags;
@@ -137,4 +137,4 @@ std::uint64_t assign_standbys_tag_aware(const Cluster& cluster, const std::vecto
   return TagAwareStandbys(cluster, tag_keys, draft).run();
 }
 
-}  // namespace assignor::kafka
+}  // namespace assignor::plugins::kafka_ha

@@ -33,7 +33,7 @@
 #include <functional>
 #include <vector>
 
-namespace assignor::legacy_sticky {
+namespace assignor::plugins::legacy_sticky {
 
 enum class Step : std::uint8_t { actives_placed, standbys_placed };
 
@@ -60,4 +60,4 @@ Assignment assign_in_kafka_order(const AssignmentInput& in, bool probing_rebalan
 // UUID(0, rank), whose hash code is the rank.
 std::vector<std::int32_t> process_id_hashes(const Cluster& cluster);
 
-}  // namespace assignor::legacy_sticky
+}  // namespace assignor::plugins::legacy_sticky

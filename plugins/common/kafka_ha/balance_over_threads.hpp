@@ -20,7 +20,7 @@
 #include <functional>
 #include <vector>
 
-namespace assignor::kafka {
+namespace assignor::plugins::kafka_ha {
 
 // One sorted list of tasks per client: the tasks of the role being balanced.
 using TasksByClient = std::vector<std::vector<TaskIndex>>;
@@ -39,4 +39,4 @@ using MovePredicate = std::function<bool(ClientIndex source, ClientIndex destina
 std::uint64_t balance_tasks_over_threads(AssignmentDraft& draft, BalancedRole role, TasksByClient& tasks,
                                          const MovePredicate& allowed = {});
 
-}  // namespace assignor::kafka
+}  // namespace assignor::plugins::kafka_ha

@@ -18,23 +18,21 @@
 //     the least loaded (the SDK's place_actives_sticky under LayeredQuotas::by_state), and stateless
 //     tasks stay with their owners within their share of the target (fill_stateless_sticky against
 //     the target). Kafka re-deals every stateful active each rebalance, so it moves most of a group
-//     that another assignor settled (22 of 22 actives on the conformance kit's settled group with
-//     one standby, 38 over 10 rounds without) and, on a settled group of its own deal, the
-//     round-robin deal only holds while the clients keep their order; a group this packing settled
-//     stays as it is (the kit's stability property);
+//     that another assignor settled and, on a settled group of its own deal, the round-robin deal
+//     only holds while the clients keep their order; a group this packing settled stays as it is
+//     (the conformance kit's stability property);
 //   - with keep_history (the default), history counts where Kafka ignores it: an active that cannot
 //     go to its target yet stays on the client running it now when that client is caught up (Kafka
 //     hands it to the least-loaded caught-up client, often another one), and standbys stay with
 //     their previous holders under a balanced quota (sticky.hpp) before the least-loaded rule, so
-//     the caught-up copies that movements swap with are the same from one rebalance to the next.
-//     On the generated scale-out, scale-in and rolling-restart groups this halves the probing
-//     rounds to convergence (docs/strategies.md).
+//     the caught-up copies that movements swap with are the same from one rebalance to the next,
+//     and a group converges in fewer probing rounds (docs/strategies.md has the figures).
 #pragma once
 
 #include <assignor/strategy.hpp>
 #include <assignor/warmups.hpp>
 
-namespace assignor::ha_plus {
+namespace assignor::plugins::ha_plus {
 
 struct PackOptions {
   bool keep_history = true;  // false: standbys least loaded, movements to the least-loaded caught-up client
@@ -48,4 +46,4 @@ struct PackOptions {
 // warmups and stateless tasks; the plan says whether a probing rebalance is needed.
 WarmupPlan pack(const AssignmentInput& in, AssignmentDraft& draft, const PackOptions& options = {});
 
-}  // namespace assignor::ha_plus
+}  // namespace assignor::plugins::ha_plus

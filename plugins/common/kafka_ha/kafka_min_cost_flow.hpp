@@ -30,7 +30,7 @@
 #include <utility>
 #include <vector>
 
-namespace assignor::kafka {
+namespace assignor::plugins::kafka_ha {
 
 class KafkaGraph {
  public:
@@ -186,4 +186,4 @@ class KafkaGraph {
   std::vector<std::vector<std::int32_t>> cycles_;
 };
 
-}  // namespace assignor::kafka
+}  // namespace assignor::plugins::kafka_ha

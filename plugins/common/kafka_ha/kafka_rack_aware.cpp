@@ -1,4 +1,4 @@
-#include "kafka_rack_aware.hpp"
+#include "kafka_ha/kafka_rack_aware.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -7,9 +7,9 @@
 
 #include <assignor/log.hpp>
 
-#include "kafka_min_cost_flow.hpp"
+#include "kafka_ha/kafka_min_cost_flow.hpp"
 
-namespace assignor::kafka {
+namespace assignor::plugins::kafka_ha {
 
 namespace {
 
@@ -305,4 +305,9 @@ RackResult optimize_standbys(const Cluster& cluster, RackCosts costs, const Stan
   return total;
 }
 
-}  // namespace assignor::kafka
+RackCosts configured_costs(const RackAwareSettings& settings, RackAwareCosts defaults) {
+  const RackAwareCosts configured = rack_aware_costs(settings, defaults);
+  return {static_cast<std::int32_t>(configured.traffic), static_cast<std::int32_t>(configured.non_overlap)};
+}
+
+}  // namespace assignor::plugins::kafka_ha

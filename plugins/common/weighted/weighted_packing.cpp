@@ -1,4 +1,4 @@
-#include "weighted_packing.hpp"
+#include "weighted/weighted_packing.hpp"
 
 #include <algorithm>
 #include <iterator>
@@ -8,7 +8,7 @@
 
 #include <assignor/balance.hpp>
 
-namespace assignor {
+namespace assignor::plugins::weighted {
 
 namespace {
 
@@ -181,4 +181,4 @@ WeightedTargetResult place_weighted_actives(const Cluster& cluster, const LagMod
   return result;
 }
 
-}  // namespace assignor
+}  // namespace assignor::plugins::weighted

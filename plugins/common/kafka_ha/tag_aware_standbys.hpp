@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-namespace assignor::kafka {
+namespace assignor::plugins::kafka_ha {
 
 // Places the draft's standbys of every task with a logged store; returns the standbys that found
 // no client.
@@ -27,4 +27,4 @@ std::uint64_t assign_standbys_tag_aware(const Cluster& cluster, const std::vecto
 // isAllowedTaskMovement: every tag of the source has the same value on the destination.
 bool same_tags(const Cluster& cluster, ClientIndex source, ClientIndex destination);
 
-}  // namespace assignor::kafka
+}  // namespace assignor::plugins::kafka_ha

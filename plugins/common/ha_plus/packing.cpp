@@ -1,11 +1,11 @@
-#include "packing.hpp"
+#include "ha_plus/packing.hpp"
 
 #include <assignor/balance.hpp>
 #include <assignor/layered_quotas.hpp>
 #include <assignor/sticky.hpp>
 #include <assignor/tag_standbys.hpp>
 
-namespace assignor::ha_plus {
+namespace assignor::plugins::ha_plus {
 
 namespace {
 
@@ -116,4 +116,4 @@ WarmupPlan pack(const AssignmentInput& in, AssignmentDraft& draft, const PackOpt
   return plan;
 }
 
-}  // namespace assignor::ha_plus
+}  // namespace assignor::plugins::ha_plus
