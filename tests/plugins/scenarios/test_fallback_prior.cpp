@@ -124,24 +124,13 @@ TEST(FallbackPrior, OrphansEvenOutTheClientsBelowThePreservedOne) {
 TEST(FallbackPrior, StandbysOfPreservedActivesAreSpreadLikeSticky) {
   // Kafka's shouldNotHaveSameAssignmentOnAnyTwoHosts under fallback_prior: the standby placement is
   // the sticky one, so no two clients end up holding the same pair of tasks.
-  AssignmentSettings s;
-  s.num_standby_replicas = 1;
-  ClusterBuilder b;
-  for (const char* t : {"0_0", "0_1", "0_2", "0_3"}) b.stateful(t, 10);
-  const Cluster c = b.end_offsets_unknown()
-                        .client("a")
-                        .previous_active({"0_0"})
-                        .client("b")
-                        .previous_active({"0_1"})
-                        .client("c")
-                        .previous_active({"0_2"})
-                        .client("d")
-                        .previous_active({"0_3"})
-                        .build();
-  const auto r = builtin_plugins().run("fallback_prior", c, s);
+  const std::vector<std::string> clients = {"a", "b", "c", "d"}, tasks = {"0_0", "0_1", "0_2", "0_3"};
+  const Cluster c =
+      ClusterBuilder().stateful_tasks(tasks, 10).end_offsets_unknown().one_previous_active_each(clients, tasks).build();
+  const auto r = builtin_plugins().run("fallback_prior", c, standby_replicas(1));
   ASSERT_THAT(r.errors, IsEmpty());
   std::vector<std::vector<std::string>> sets;
-  for (const char* client : {"a", "b", "c", "d"}) {
+  for (const auto& client : clients) {
     auto held = actives_of(c, r.assignment, client);
     for (const auto& t : testing::standbys_of(c, r.assignment, client)) held.push_back(t);
     std::sort(held.begin(), held.end());
