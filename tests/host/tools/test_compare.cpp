@@ -141,8 +141,7 @@ TEST_F(Compare, UnknownEndOffsetsSayWhichStrategyRan) {
                         .stateful("0_0", 1000)
                         .end_offsets_unknown()
                         .client("a")
-                        .previous_active({"0_0"})
-                        .offsets({{"0_0", -2}})
+                        .running_actives({"0_0"})
                         .client("b")
                         .build();
   CompareOptions options;

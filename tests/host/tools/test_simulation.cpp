@@ -433,8 +433,7 @@ TEST_F(Simulation, UnknownEndOffsetsHoldForTheFirstRoundOnly) {
                         .stateful("0_1", 1000)
                         .end_offsets_unknown()
                         .client("a")
-                        .previous_active({"0_0", "0_1"})
-                        .offsets({{"0_0", -2}, {"0_1", -2}})
+                        .running_actives({"0_0", "0_1"})
                         .client("b")
                         .build();
   const SimulationResult r = simulate(*registry_, config("high_availability"), c, {});
@@ -567,13 +566,8 @@ TEST(ProgressLine, SilentForShortRunsThenThrottled) {
 //            500 s. Over the interval the last round is counted on (600 s) it replays all 60,000.
 //   rounds only: round 2 at 600 s, the same assignment, the standby caught up: converged then.
 TEST_F(Simulation, UnderReplicationAndReplayedOffsetsByHand) {
-  const Cluster c = testing::ClusterBuilder()
-                        .stateful("0_0", 60000)
-                        .client("a")
-                        .previous_active({"0_0"})
-                        .offsets({{"0_0", -2}})
-                        .client("b")
-                        .build();
+  const Cluster c =
+      testing::ClusterBuilder().stateful("0_0", 60000).client("a").running_actives({"0_0"}).client("b").build();
   Config cfg = config("high_availability", 1);
   cfg.settings.probing_rebalance_interval_ms = 600000;
   SimulationOptions options;

@@ -110,9 +110,9 @@ TEST(HighAvailability, AssignmentThatEqualsTheBalancedTargetIsStable) {
   // Previous owners already hold exactly the spread target and are running: nothing moves.
   ClusterBuilder b;
   for (const auto& t : ids("0_", 6)) b.stateful(t, 100000);
-  b.client("a").previous_active({"0_0", "0_3"}).offsets({{"0_0", -2}, {"0_3", -2}});
-  b.client("b").previous_active({"0_1", "0_4"}).offsets({{"0_1", -2}, {"0_4", -2}});
-  b.client("c").previous_active({"0_2", "0_5"}).offsets({{"0_2", -2}, {"0_5", -2}});
+  b.client("a").running_actives({"0_0", "0_3"});
+  b.client("b").running_actives({"0_1", "0_4"});
+  b.client("c").running_actives({"0_2", "0_5"});
   const Cluster c = b.build();
   const auto r = run_ha(c, AssignmentSettings{});
   EXPECT_EQ(r.metrics.active_moves, 0u);

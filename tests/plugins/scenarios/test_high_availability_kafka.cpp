@@ -159,8 +159,7 @@ TEST(HighAvailabilityLikeKafka, KafkaMovesAnActiveBetweenTwoCaughtUpClients) {
                         .stateful("1_0", 100000)
                         .client("a")
                         .client("b")
-                        .previous_active({"0_0"})
-                        .offsets({{"0_0", -2}})
+                        .running_actives({"0_0"})
                         .client("c")
                         .offsets({{"0_0", 100000}})
                         .build();
