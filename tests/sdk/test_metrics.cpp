@@ -9,19 +9,22 @@ namespace {
 
 using testing::ClusterBuilder;
 
-TEST(Metrics, HandCheckedExample) {
+// The settings of the hand-worked examples: caught up within 100 offsets, one standby a task.
+AssignmentSettings hand_worked_settings() {
   AssignmentSettings s;
   s.acceptable_recovery_lag = 100;
   s.num_standby_replicas = 1;
+  return s;
+}
+
+TEST(Metrics, HandCheckedExample) {
+  const AssignmentSettings s = hand_worked_settings();
   // a (2 threads) ran 0_0 and 0_1; b caught up on 0_1 only; c is new.
   const Cluster c = ClusterBuilder()
-                        .stateful("0_0", 5000)
-                        .stateful("0_1", 5000)
-                        .stateless("1_0")
-                        .stateless("1_1")
+                        .stateful_tasks({"0_0", "0_1"}, 5000)
+                        .stateless_tasks({"1_0", "1_1"})
                         .client("a", 2)
-                        .previous_active({"0_0", "0_1"})
-                        .offsets({{"0_0", -2}, {"0_1", -2}})
+                        .running_actives({"0_0", "0_1"})
                         .client("b", 1)
                         .offsets({{"0_1", 4950}})
                         .client("c", 1)
@@ -48,12 +51,9 @@ TEST(Metrics, HandCheckedExample) {
 TEST(Metrics, StateAwareFiguresByHand) {
   // 0_0 and 0_1 logged (end 5000), 1_0 non-logged (stateful, nothing to restore), 2_0 stateless.
   // a (2 threads) runs 0_0 and 0_1, b (1 thread) runs 1_0 and 2_0; c is new.
-  AssignmentSettings s;
-  s.acceptable_recovery_lag = 100;
-  s.num_standby_replicas = 1;
+  const AssignmentSettings s = hand_worked_settings();
   const Cluster c = ClusterBuilder()
-                        .stateful("0_0", 5000)
-                        .stateful("0_1", 5000)
+                        .stateful_tasks({"0_0", "0_1"}, 5000)
                         .nonlogged("1_0")
                         .stateless("2_0")
                         .client("a", 2)

@@ -17,8 +17,7 @@ TEST(Refiner, AMoveToACaughtUpTargetIsGrantedAtOnce) {
   const Cluster c = ClusterBuilder()
                         .stateful("0_0", 50000)
                         .client("a")
-                        .previous_active({"0_0"})
-                        .offsets({{"0_0", -2}})
+                        .running_actives({"0_0"})
                         .client("b")
                         .previous_standby({"0_0"})
                         .offsets({{"0_0", 49000}})
@@ -36,13 +35,7 @@ TEST(Refiner, AMoveToACaughtUpTargetIsGrantedAtOnce) {
 }
 
 TEST(Refiner, AMoveToAColdTargetStaysOnTheRunningOwnerWhileTheTargetWarmsUp) {
-  const Cluster c = ClusterBuilder()
-                        .stateful("0_0", 50000)
-                        .client("a")
-                        .previous_active({"0_0"})
-                        .offsets({{"0_0", -2}})
-                        .client("b")
-                        .build();
+  const Cluster c = ClusterBuilder().stateful("0_0", 50000).client("a").running_actives({"0_0"}).client("b").build();
   AssignmentSettings s;
   const LagModel lags(c, s);
   AssignmentDraft d(c, 0);
@@ -133,8 +126,7 @@ TEST(Refiner, TheWarmupBudgetIsGroupWideAndSpentByTier) {
                         .stateful("0_1", 500000)
                         .stateful("0_2", 500000)
                         .client("a")
-                        .previous_active({"0_0", "0_1", "0_2"})
-                        .offsets({{"0_0", -2}, {"0_1", -2}, {"0_2", -2}})
+                        .running_actives({"0_0", "0_1", "0_2"})
                         .client("b")
                         .client("c")
                         .offsets({{"0_2", 1000}})  // far behind, but has started

@@ -37,8 +37,7 @@ TEST(Warmups, AStrategySteersWhichCaughtUpClientKeepsTheActive) {
                         .client("b")
                         .offsets({{"0_0", 49995}})
                         .client("c")
-                        .previous_active({"0_0"})
-                        .offsets({{"0_0", -2}})
+                        .running_actives({"0_0"})
                         .client("new")
                         .build();
   AssignmentSettings s;

@@ -44,6 +44,16 @@ ClusterBuilder& ClusterBuilder::stateless(const std::string& id) {
   return task(std::move(t));
 }
 
+ClusterBuilder& ClusterBuilder::stateful_tasks(const std::vector<std::string>& ids, std::int64_t end_offset) {
+  for (const auto& id : ids) stateful(id, end_offset);
+  return *this;
+}
+
+ClusterBuilder& ClusterBuilder::stateless_tasks(const std::vector<std::string>& ids) {
+  for (const auto& id : ids) stateless(id);
+  return *this;
+}
+
 ClusterBuilder& ClusterBuilder::task(Task t) {
   tasks_.push_back(std::move(t));
   return *this;
@@ -67,6 +77,13 @@ ClusterBuilder& ClusterBuilder::client(const std::string& id, std::uint32_t thre
   return *this;
 }
 
+ClusterBuilder& ClusterBuilder::one_previous_active_each(const std::vector<std::string>& ids,
+                                                         const std::vector<std::string>& tasks) {
+  if (ids.size() != tasks.size()) throw std::invalid_argument("one_previous_active_each: as many clients as tasks");
+  for (std::size_t i = 0; i < ids.size(); ++i) client(ids[i]).previous_active({tasks[i]});
+  return *this;
+}
+
 ClusterBuilder& ClusterBuilder::previous_active(const std::vector<std::string>& tasks) {
   clients_.back().previous_active = tasks;
   return *this;
@@ -79,6 +96,12 @@ ClusterBuilder& ClusterBuilder::previous_standby(const std::vector<std::string>&
 
 ClusterBuilder& ClusterBuilder::offsets(const std::vector<std::pair<std::string, std::int64_t>>& sums) {
   clients_.back().offsets = sums;
+  return *this;
+}
+
+ClusterBuilder& ClusterBuilder::running_actives(const std::vector<std::string>& tasks) {
+  clients_.back().previous_active = tasks;
+  for (const auto& t : tasks) clients_.back().offsets.emplace_back(t, kRunningOffsetSum);
   return *this;
 }
 

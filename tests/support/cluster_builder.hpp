@@ -22,16 +22,24 @@ class ClusterBuilder {
   ClusterBuilder& nonlogged(const std::string& id);
   ClusterBuilder& mixed(const std::string& id, std::int64_t end_offset);  // logged + non-logged store
   ClusterBuilder& stateless(const std::string& id);
+  // Several tasks of one kind at once, in order: stateful_tasks({"0_0", "0_1"}, 1000).
+  ClusterBuilder& stateful_tasks(const std::vector<std::string>& ids, std::int64_t end_offset);
+  ClusterBuilder& stateless_tasks(const std::vector<std::string>& ids);
   ClusterBuilder& task(Task task);
   // A task of the given weight: stateless, or stateful with one logged store when end_offset >= 0.
   ClusterBuilder& weighted(const std::string& id, double weight, std::int64_t end_offset = -1);
   ClusterBuilder& end_offsets_unknown();
 
   ClusterBuilder& client(const std::string& id, std::uint32_t threads = 1);
+  // One client a task: client ids[i] (one thread) ran tasks[i] before, as its only previous active.
+  ClusterBuilder& one_previous_active_each(const std::vector<std::string>& ids, const std::vector<std::string>& tasks);
   // The following apply to the last client added.
   ClusterBuilder& previous_active(const std::vector<std::string>& tasks);
   ClusterBuilder& previous_standby(const std::vector<std::string>& tasks);
   ClusterBuilder& offsets(const std::vector<std::pair<std::string, std::int64_t>>& sums);
+  // The client ran these tasks and runs them still: previous_active(tasks), and for each the offset
+  // sum a running task reports (kRunningOffsetSum), added to the client's offsets.
+  ClusterBuilder& running_actives(const std::vector<std::string>& tasks);
   ClusterBuilder& rack(const std::string& rack);
   ClusterBuilder& tag(const std::string& key, const std::string& value);
 

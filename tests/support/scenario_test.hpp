@@ -31,6 +31,13 @@ using ::testing::Not;
 using ::testing::SizeIs;
 using ::testing::UnorderedElementsAre;
 
+// The default settings but for `replicas` standby replicas of every task with a changelog.
+inline AssignmentSettings standby_replicas(std::uint32_t replicas) {
+  AssignmentSettings s;
+  s.num_standby_replicas = replicas;
+  return s;
+}
+
 // Runs the built plugin `strategy` through the host's registry and expects a valid assignment (a
 // failure names the strategy and shows the assignment).
 inline RunResult run_valid(const std::string& strategy, const Cluster& cluster, const AssignmentSettings& settings,

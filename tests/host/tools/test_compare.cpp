@@ -53,6 +53,14 @@ class Compare : public test::WithPlugins {
     out.push_back(scenario_from_cluster("rolling, \"restart\"", generate_cluster(spec)));
     return out;
   }
+
+  // `strategies` on two_scenarios() under config(), `runs` timed runs each.
+  static Comparison compare_on_two_scenarios(std::vector<std::string> strategies, std::uint32_t runs) {
+    CompareOptions options;
+    options.strategies = std::move(strategies);
+    options.runs = runs;
+    return compare_strategies(*registry_, config(), two_scenarios(), options);
+  }
 };
 
 const CompareRow& row_of(const ScenarioComparison& s, const std::string& strategy) {
@@ -133,8 +141,7 @@ TEST_F(Compare, UnknownEndOffsetsSayWhichStrategyRan) {
                         .stateful("0_0", 1000)
                         .end_offsets_unknown()
                         .client("a")
-                        .previous_active({"0_0"})
-                        .offsets({{"0_0", -2}})
+                        .running_actives({"0_0"})
                         .client("b")
                         .build();
   CompareOptions options;
@@ -180,10 +187,8 @@ std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
 }
 
 TEST_F(Compare, OutputsCarryEveryRowAndParseBack) {
-  CompareOptions options;
-  options.strategies = {"high_availability", "test_strategy_throws", "fallback_prior"};
-  options.runs = 2;
-  const Comparison result = compare_strategies(*registry_, config(), two_scenarios(), options);
+  const Comparison result =
+      compare_on_two_scenarios({"high_availability", "test_strategy_throws", "fallback_prior"}, 2);
 
   // Table: one block per scenario, failures below with their reasons.
   const std::string table = compare_table(result);
@@ -230,10 +235,7 @@ TEST_F(Compare, OutputsCarryEveryRowAndParseBack) {
 }
 
 TEST_F(Compare, HtmlReportIsWellFormedWithOneSvgPerChart) {
-  CompareOptions options;
-  options.strategies = {"high_availability", "test_strategy_invalid", "sticky"};
-  options.runs = 2;
-  const Comparison result = compare_strategies(*registry_, config(), two_scenarios(), options);
+  const Comparison result = compare_on_two_scenarios({"high_availability", "test_strategy_invalid", "sticky"}, 2);
   const std::string html = compare_html(result);
   const auto check = test::check_xml(html);
   ASSERT_EQ(check.problem, "");
@@ -303,10 +305,7 @@ TEST_F(Compare, SimulationsPerStrategyMatchSimulateAndReachEveryOutput) {
 }
 
 TEST_F(Compare, AnyMetricCanBeChartedOnce) {
-  CompareOptions options;
-  options.strategies = {"high_availability", "sticky"};
-  options.runs = 1;
-  const Comparison result = compare_strategies(*registry_, config(), two_scenarios(), options);
+  const Comparison result = compare_on_two_scenarios({"high_availability", "sticky"}, 1);
   // A default chart asked again is not drawn twice; cross_rack_traffic is not measured here (no racks).
   const std::string html = compare_html(result, {"max_subtopology_skew", "warmups", "cross_rack_traffic"});
   const auto check = test::check_xml(html);

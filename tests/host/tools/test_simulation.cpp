@@ -40,30 +40,26 @@ class Simulation : public test::WithPlugins {
     return c;
   }
 
-  static SimulationEvent join(std::uint32_t round, const std::string& id, std::uint32_t threads = 1) {
+  // An event of `kind` for client `id` at the start of `round`, as a file named "test" would give it.
+  static SimulationEvent event(EventKind kind, std::uint32_t round, const std::string& id) {
     SimulationEvent e;
     e.round = round;
-    e.kind = EventKind::join;
+    e.kind = kind;
     e.client = id;
-    e.threads = threads;
     e.where = "test";
+    return e;
+  }
+  static SimulationEvent join(std::uint32_t round, const std::string& id, std::uint32_t threads = 1) {
+    SimulationEvent e = event(EventKind::join, round, id);
+    e.threads = threads;
     return e;
   }
   static SimulationEvent leave(std::uint32_t round, const std::string& id) {
-    SimulationEvent e;
-    e.round = round;
-    e.kind = EventKind::leave;
-    e.client = id;
-    e.where = "test";
-    return e;
+    return event(EventKind::leave, round, id);
   }
   static SimulationEvent restart(std::uint32_t round, const std::string& id, bool keep_state) {
-    SimulationEvent e;
-    e.round = round;
-    e.kind = EventKind::restart;
-    e.client = id;
+    SimulationEvent e = event(EventKind::restart, round, id);
     e.keep_state = keep_state;
-    e.where = "test";
     return e;
   }
 };
@@ -86,6 +82,16 @@ testing::ClusterBuilder one_client_group() {
   }
   b.client("alpha").previous_active(all).offsets(running);
   return b;
+}
+
+// alpha runs 0_0 and 0_1 (100,000 offsets each) and is caught up on both; beta joins with nothing.
+Cluster alpha_runs_two_beta_joins() {
+  return testing::ClusterBuilder()
+      .stateful_tasks({"0_0", "0_1"}, 100000)
+      .client("alpha")
+      .running_actives({"0_0", "0_1"})
+      .client("beta")
+      .build();
 }
 
 std::optional<std::int64_t> reported(const Cluster& c, const std::string& client, const std::string& task) {
@@ -371,14 +377,7 @@ TEST_F(Simulation, TimeModelByHand_EventsRebalanceAtOnceAndRestoringIsCountedUnt
 //   round 1 at 5 s, round 2 at 5 + 600 + 5 = 610 s, round 3 at 610 + 600 + 5 = 1,215 s.
 // No active ever restores: alpha runs its tasks, b takes one only once caught up.
 TEST_F(Simulation, TimeModelByHand_WarmupsRestoreOneProbingIntervalPerRound) {
-  const Cluster c = testing::ClusterBuilder()
-                        .stateful("0_0", 100000)
-                        .stateful("0_1", 100000)
-                        .client("alpha")
-                        .previous_active({"0_0", "0_1"})
-                        .offsets({{"0_0", -2}, {"0_1", -2}})
-                        .client("beta")
-                        .build();
+  const Cluster c = alpha_runs_two_beta_joins();
   SimulationOptions options;
   options.protocol = Protocol::rounds;
   options.restore_rate = 100;
@@ -434,8 +433,7 @@ TEST_F(Simulation, UnknownEndOffsetsHoldForTheFirstRoundOnly) {
                         .stateful("0_1", 1000)
                         .end_offsets_unknown()
                         .client("a")
-                        .previous_active({"0_0", "0_1"})
-                        .offsets({{"0_0", -2}, {"0_1", -2}})
+                        .running_actives({"0_0", "0_1"})
                         .client("b")
                         .build();
   const SimulationResult r = simulate(*registry_, config("high_availability"), c, {});
@@ -568,13 +566,8 @@ TEST(ProgressLine, SilentForShortRunsThenThrottled) {
 //            500 s. Over the interval the last round is counted on (600 s) it replays all 60,000.
 //   rounds only: round 2 at 600 s, the same assignment, the standby caught up: converged then.
 TEST_F(Simulation, UnderReplicationAndReplayedOffsetsByHand) {
-  const Cluster c = testing::ClusterBuilder()
-                        .stateful("0_0", 60000)
-                        .client("a")
-                        .previous_active({"0_0"})
-                        .offsets({{"0_0", -2}})
-                        .client("b")
-                        .build();
+  const Cluster c =
+      testing::ClusterBuilder().stateful("0_0", 60000).client("a").running_actives({"0_0"}).client("b").build();
   Config cfg = config("high_availability", 1);
   cfg.settings.probing_rebalance_interval_ms = 600000;
   SimulationOptions options;
@@ -725,14 +718,7 @@ Cluster steady_group(const PluginRegistry& registry) {
 // rounds only). Kafka's protocol: alpha still runs it, so round 3 revokes it and the follow-up,
 // round 4, starts at once: at 1,215 + 5 = 1,220 s beta, holding it as a copy meanwhile, takes it.
 TEST_F(KafkaProtocol, ARevokedActiveIsHandedOverAtAFollowUpRebalance) {
-  const Cluster c = testing::ClusterBuilder()
-                        .stateful("0_0", 100000)
-                        .stateful("0_1", 100000)
-                        .client("alpha")
-                        .previous_active({"0_0", "0_1"})
-                        .offsets({{"0_0", -2}, {"0_1", -2}})
-                        .client("beta")
-                        .build();
+  const Cluster c = alpha_runs_two_beta_joins();
   SimulationOptions options;
   options.restore_rate = 100;
   options.rebalance_ms = 5000;
@@ -772,14 +758,7 @@ TEST_F(KafkaProtocol, ARevokedActiveIsHandedOverAtAFollowUpRebalance) {
 // Per round (no rate): a follow-up comes seconds after the rebalance that revoked, so nothing
 // restores in between; the copies catch up over the rounds that wait a probing interval.
 TEST_F(KafkaProtocol, PerRoundNothingRestoresBeforeAFollowUp) {
-  const Cluster c = testing::ClusterBuilder()
-                        .stateful("0_0", 100000)
-                        .stateful("0_1", 100000)
-                        .client("alpha")
-                        .previous_active({"0_0", "0_1"})
-                        .offsets({{"0_0", -2}, {"0_1", -2}})
-                        .client("beta")
-                        .build();
+  const Cluster c = alpha_runs_two_beta_joins();
   std::vector<std::string> causes;
   std::vector<std::uint64_t> replayed;
   SimulationOptions options;
@@ -892,14 +871,7 @@ TEST_F(KafkaProtocol, AWipedRestartComesBackAsANewProcess) {
 
 // Per-client restore rates: beta restores at 1,000 offsets/s, everyone else at 100.
 TEST_F(KafkaProtocol, ClientsRestoreAtTheirOwnRates) {
-  const Cluster c = testing::ClusterBuilder()
-                        .stateful("0_0", 100000)
-                        .stateful("0_1", 100000)
-                        .client("alpha")
-                        .previous_active({"0_0", "0_1"})
-                        .offsets({{"0_0", -2}, {"0_1", -2}})
-                        .client("beta")
-                        .build();
+  const Cluster c = alpha_runs_two_beta_joins();
   SimulationOptions options;
   options.restore_rate = 100;
   options.client_restore_rates = {{"beta", 1000}};

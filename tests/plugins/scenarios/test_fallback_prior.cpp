@@ -15,9 +15,7 @@ using namespace scenario_test;
 
 TEST(FallbackPrior, KeepsEveryPreviousActiveRegardlessOfBalanceAndAsksForProbing) {
   const Cluster c = ClusterBuilder()
-                        .stateful("0_0", 10)
-                        .stateful("0_1", 10)
-                        .stateful("0_2", 10)
+                        .stateful_tasks({"0_0", "0_1", "0_2"}, 10)
                         .stateless("1_0")
                         .end_offsets_unknown()
                         .client("a")
@@ -33,10 +31,8 @@ TEST(FallbackPrior, KeepsEveryPreviousActiveRegardlessOfBalanceAndAsksForProbing
 
 TEST(FallbackPrior, TasksWithoutPreviousOwnerGoToLeastLoaded) {
   const Cluster c = ClusterBuilder()
-                        .stateful("0_0", 10)
-                        .stateful("0_1", 10)
-                        .stateless("1_0")
-                        .stateless("1_1")
+                        .stateful_tasks({"0_0", "0_1"}, 10)
+                        .stateless_tasks({"1_0", "1_1"})
                         .client("a")
                         .previous_active({"0_0"})
                         .client("b")
@@ -49,8 +45,6 @@ TEST(FallbackPrior, TasksWithoutPreviousOwnerGoToLeastLoaded) {
 }
 
 TEST(FallbackPrior, PreviousStandbyHoldersKeepTheirStandbys) {
-  AssignmentSettings s;
-  s.num_standby_replicas = 1;
   const Cluster c = ClusterBuilder()
                         .stateful("0_0", 10)
                         .client("a")
@@ -59,7 +53,7 @@ TEST(FallbackPrior, PreviousStandbyHoldersKeepTheirStandbys) {
                         .client("c")
                         .previous_standby({"0_0"})
                         .build();
-  const auto r = builtin_plugins().run("fallback_prior", c, s);
+  const auto r = builtin_plugins().run("fallback_prior", c, standby_replicas(1));
   ASSERT_THAT(r.errors, IsEmpty());
   EXPECT_THAT(testing::standbys_of(c, r.assignment, "c"), ElementsAre("0_0"));
 }
@@ -83,9 +77,7 @@ TEST(FallbackPrior, KeepsWhatStickyWouldMoveAndGivesTheNewTasksToTheNewcomer) {
 TEST(FallbackPrior, OrphanedTaskGoesToItsPreviousStandbyHolderAsStickyWould) {
   // Plain least-loaded placement would give 0_2 to `b` (first of the empty clients); `c` has its state.
   const Cluster c = ClusterBuilder()
-                        .stateful("0_0", 10)
-                        .stateful("0_1", 10)
-                        .stateful("0_2", 10)
+                        .stateful_tasks({"0_0", "0_1", "0_2"}, 10)
                         .end_offsets_unknown()
                         .client("a")
                         .previous_active({"0_0", "0_1"})
@@ -124,24 +116,13 @@ TEST(FallbackPrior, OrphansEvenOutTheClientsBelowThePreservedOne) {
 TEST(FallbackPrior, StandbysOfPreservedActivesAreSpreadLikeSticky) {
   // Kafka's shouldNotHaveSameAssignmentOnAnyTwoHosts under fallback_prior: the standby placement is
   // the sticky one, so no two clients end up holding the same pair of tasks.
-  AssignmentSettings s;
-  s.num_standby_replicas = 1;
-  ClusterBuilder b;
-  for (const char* t : {"0_0", "0_1", "0_2", "0_3"}) b.stateful(t, 10);
-  const Cluster c = b.end_offsets_unknown()
-                        .client("a")
-                        .previous_active({"0_0"})
-                        .client("b")
-                        .previous_active({"0_1"})
-                        .client("c")
-                        .previous_active({"0_2"})
-                        .client("d")
-                        .previous_active({"0_3"})
-                        .build();
-  const auto r = builtin_plugins().run("fallback_prior", c, s);
+  const std::vector<std::string> clients = {"a", "b", "c", "d"}, tasks = {"0_0", "0_1", "0_2", "0_3"};
+  const Cluster c =
+      ClusterBuilder().stateful_tasks(tasks, 10).end_offsets_unknown().one_previous_active_each(clients, tasks).build();
+  const auto r = builtin_plugins().run("fallback_prior", c, standby_replicas(1));
   ASSERT_THAT(r.errors, IsEmpty());
   std::vector<std::vector<std::string>> sets;
-  for (const char* client : {"a", "b", "c", "d"}) {
+  for (const auto& client : clients) {
     auto held = actives_of(c, r.assignment, client);
     for (const auto& t : testing::standbys_of(c, r.assignment, client)) held.push_back(t);
     std::sort(held.begin(), held.end());

@@ -66,12 +66,7 @@ TEST(HighAvailability, MostCaughtUpClientWinsWhenNobodyIsCaughtUp) {
 
 TEST(HighAvailability, CaughtUpClientKeepsActivesWhileNewcomersWarmUpWithinBudget) {
   ClusterBuilder b;
-  std::vector<std::pair<std::string, std::int64_t>> running;
-  for (const auto& t : ids("0_", 4)) {
-    b.stateful(t, 100000);
-    running.push_back({t, -2});
-  }
-  b.client("a").previous_active(ids("0_", 4)).offsets(running).client("b").client("c");
+  b.stateful_tasks(ids("0_", 4), 100000).client("a").running_actives(ids("0_", 4)).client("b").client("c");
   const Cluster c = b.build();
   AssignmentSettings s;
   s.max_warmup_replicas = 2;
@@ -85,13 +80,8 @@ TEST(HighAvailability, CaughtUpClientKeepsActivesWhileNewcomersWarmUpWithinBudge
 
 TEST(HighAvailability, StatelessTasksFillTheNewcomer) {
   ClusterBuilder b;
-  std::vector<std::pair<std::string, std::int64_t>> running;
-  for (const auto& t : ids("0_", 4)) {
-    b.stateful(t, 100000);
-    running.push_back({t, -2});
-  }
-  for (const auto& t : ids("1_", 4)) b.stateless(t);
-  b.client("a").previous_active(ids("0_", 4)).offsets(running).client("b");
+  b.stateful_tasks(ids("0_", 4), 100000).stateless_tasks(ids("1_", 4)).client("a").running_actives(ids("0_", 4));
+  b.client("b");
   const Cluster c = b.build();
   const auto r = run_ha(c, AssignmentSettings{});
   EXPECT_THAT(actives_of(c, r.assignment, "a"), ElementsAre("0_0", "0_1", "0_2", "0_3"));
@@ -100,9 +90,7 @@ TEST(HighAvailability, StatelessTasksFillTheNewcomer) {
 
 TEST(HighAvailability, StandbysWantedWithOneClientArePlacedNowhereWithoutError) {
   const Cluster c = ClusterBuilder().stateful("0_0", 100).stateful("0_1", 100).client("only").build();
-  AssignmentSettings s;
-  s.num_standby_replicas = 1;
-  const auto r = run_ha(c, s);
+  const auto r = run_ha(c, standby_replicas(1));
   EXPECT_THAT(r.assignment.standbys, IsEmpty());
   EXPECT_EQ(r.metrics.standby_shortfall, 2u);
   EXPECT_THAT(actives_of(c, r.assignment, "only"), SizeIs(2));
@@ -122,9 +110,9 @@ TEST(HighAvailability, AssignmentThatEqualsTheBalancedTargetIsStable) {
   // Previous owners already hold exactly the spread target and are running: nothing moves.
   ClusterBuilder b;
   for (const auto& t : ids("0_", 6)) b.stateful(t, 100000);
-  b.client("a").previous_active({"0_0", "0_3"}).offsets({{"0_0", -2}, {"0_3", -2}});
-  b.client("b").previous_active({"0_1", "0_4"}).offsets({{"0_1", -2}, {"0_4", -2}});
-  b.client("c").previous_active({"0_2", "0_5"}).offsets({{"0_2", -2}, {"0_5", -2}});
+  b.client("a").running_actives({"0_0", "0_3"});
+  b.client("b").running_actives({"0_1", "0_4"});
+  b.client("c").running_actives({"0_2", "0_5"});
   const Cluster c = b.build();
   const auto r = run_ha(c, AssignmentSettings{});
   EXPECT_EQ(r.metrics.active_moves, 0u);
@@ -133,20 +121,16 @@ TEST(HighAvailability, AssignmentThatEqualsTheBalancedTargetIsStable) {
 
 TEST(HighAvailability, CaughtUpStandbyTakesOverTheActive) {
   // b held a caught-up standby of 0_1; the spread target for 0_1 is a new client c: b swaps in.
-  AssignmentSettings s;
-  s.num_standby_replicas = 1;
   const Cluster c = ClusterBuilder()
-                        .stateful("0_0", 100000)
-                        .stateful("0_1", 100000)
+                        .stateful_tasks({"0_0", "0_1"}, 100000)
                         .client("a")
-                        .previous_active({"0_0", "0_1"})
-                        .offsets({{"0_0", -2}, {"0_1", -2}})
+                        .running_actives({"0_0", "0_1"})
                         .client("b")
                         .previous_standby({"0_0", "0_1"})
                         .offsets({{"0_0", 99990}, {"0_1", 99995}})
                         .client("c")
                         .build();
-  const auto r = run_ha(c, s);
+  const auto r = run_ha(c, standby_replicas(1));
   EXPECT_EQ(r.metrics.cold_actives, 0u);
   EXPECT_THAT(r.assignment.standbys, SizeIs(2));
   for (const char* t : {"0_0", "0_1"}) {
@@ -160,9 +144,7 @@ TEST(HighAvailability, NonLoggedStatefulTasksNeverNeedWarmups) {
   for (const auto& t : ids("1_", 6)) b.nonlogged(t);
   b.client("a").previous_active(ids("1_", 6)).client("b").client("c");
   const Cluster c = b.build();
-  AssignmentSettings s;
-  s.num_standby_replicas = 2;
-  const auto r = run_ha(c, s);
+  const auto r = run_ha(c, standby_replicas(2));
   EXPECT_FALSE(r.assignment.probing_rebalance);
   EXPECT_THAT(r.assignment.warmups, IsEmpty());
   EXPECT_THAT(r.assignment.standbys, IsEmpty());  // nothing to replicate
@@ -175,9 +157,7 @@ TEST(HighAvailability, EveryLoggedTaskGetsItsStandbysOnOtherClients) {
   for (const auto& t : ids("0_", 8)) b.stateful(t, 1000);
   b.client("a").client("b").client("c").client("d");
   const Cluster c = b.build();
-  AssignmentSettings s;
-  s.num_standby_replicas = 2;
-  const auto r = run_ha(c, s);
+  const auto r = run_ha(c, standby_replicas(2));
   EXPECT_THAT(r.assignment.standbys, SizeIs(16));
   EXPECT_EQ(r.metrics.standby_shortfall, 0u);
   EXPECT_LE(r.metrics.total_load_spread, 1.0);
@@ -212,12 +192,7 @@ TEST(HighAvailability, MoreClientsThanTasksLeavesSomeClientsEmpty) {
 
 TEST(HighAvailability, ManyMovementsStayWithinTheWarmupBudgetAndNeverRestore) {
   ClusterBuilder b;
-  std::vector<std::pair<std::string, std::int64_t>> running;
-  for (const auto& t : ids("0_", 20)) {
-    b.stateful(t, 1000000);
-    running.push_back({t, -2});
-  }
-  b.client("old", 2).previous_active(ids("0_", 20)).offsets(running);
+  b.stateful_tasks(ids("0_", 20), 1000000).client("old", 2).running_actives(ids("0_", 20));
   for (const auto& n : ids("new", 4)) b.client(n, 2);
   const Cluster c = b.build();
   AssignmentSettings s;
@@ -241,19 +216,16 @@ TEST(HighAvailability, StatelessTasksFollowActiveLoadPerThread) {
 TEST(HighAvailability, StandbyOnColdClientMovesToCaughtUpOneWithWarmup) {
   // The least-loaded rule puts 0_0's standby on the empty client c while b has its state: the
   // standby moves to b and c keeps a warmup copy.
-  AssignmentSettings s;
-  s.num_standby_replicas = 1;
   const Cluster c = ClusterBuilder()
                         .stateful("0_0", 100000)
                         .stateful("0_1", 100)
                         .client("a")
-                        .previous_active({"0_0"})
-                        .offsets({{"0_0", -2}})
+                        .running_actives({"0_0"})
                         .client("b")
                         .offsets({{"0_0", 99999}})
                         .client("c")
                         .build();
-  const auto r = run_ha(c, s);
+  const auto r = run_ha(c, standby_replicas(1));
   EXPECT_EQ(active_client_of(c, r.assignment, "0_0"), "a");
   EXPECT_THAT(standbys_of(c, r.assignment, "b"), ElementsAre("0_0"));
   EXPECT_THAT(warmups_of(c, r.assignment, "c"), ElementsAre("0_0"));

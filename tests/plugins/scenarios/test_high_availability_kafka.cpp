@@ -59,10 +59,7 @@ TEST(HighAvailabilityLikeKafka, PlusSpreadsTheLoggedTasksInProportionToThreadsBy
                         .nonlogged("0_1")
                         .nonlogged("0_2")
                         .nonlogged("0_3")
-                        .stateful("1_0", 1000)
-                        .stateful("1_1", 1000)
-                        .stateful("1_2", 1000)
-                        .stateful("1_3", 1000)
+                        .stateful_tasks({"1_0", "1_1", "1_2", "1_3"}, 1000)
                         .client("a", 1)
                         .client("b", 3)
                         .build();
@@ -77,8 +74,7 @@ TEST(HighAvailabilityLikeKafka, PlusSpreadsTheLoggedTasksInProportionToThreadsBy
 // and c, tied at one task each, so b by id, with no warmup left for a.
 TEST(HighAvailabilityLikeKafka, ScarcelyCaughtUpTasksAreServedFirst) {
   const Cluster c = ClusterBuilder()
-                        .stateful("0_0", 100000)
-                        .stateful("0_1", 100000)
+                        .stateful_tasks({"0_0", "0_1"}, 100000)
                         .client("a")
                         .client("b")
                         .offsets({{"0_0", -2}})
@@ -103,8 +99,7 @@ TEST(HighAvailabilityLikeKafka, ScarcelyCaughtUpTasksAreServedFirst) {
 // nothing). A strictly-more-caught-up rule leaves the standby on c and needs no probing rebalance.
 TEST(HighAvailabilityLikeKafka, StandbyFallsBackToAClientWithTheSameLagAndALowerId) {
   const Cluster c = ClusterBuilder()
-                        .stateful("0_0", 100000)
-                        .stateful("1_0", 100000)
+                        .stateful_tasks({"0_0", "1_0"}, 100000)
                         .client("a")
                         .offsets({{"0_0", -2}})
                         .client("b")
@@ -155,12 +150,10 @@ TEST(HighAvailabilityLikeKafka, UnknownOffsetSumSortsAheadOfEveryLag) {
 // closer to its target. Both warm a up and probe.
 TEST(HighAvailabilityLikeKafka, KafkaMovesAnActiveBetweenTwoCaughtUpClients) {
   const Cluster c = ClusterBuilder()
-                        .stateful("0_0", 100000)
-                        .stateful("1_0", 100000)
+                        .stateful_tasks({"0_0", "1_0"}, 100000)
                         .client("a")
                         .client("b")
-                        .previous_active({"0_0"})
-                        .offsets({{"0_0", -2}})
+                        .running_actives({"0_0"})
                         .client("c")
                         .offsets({{"0_0", 100000}})
                         .build();

@@ -22,25 +22,22 @@ testing::RunResult run_lm(const Cluster& c, const AssignmentSettings& s, bool ta
   return r;
 }
 
-std::vector<std::pair<std::string, std::int64_t>> running(const std::vector<std::string>& tasks) {
-  std::vector<std::pair<std::string, std::int64_t>> out;
-  for (const auto& t : tasks) out.push_back({t, -2});
-  return out;
+// Three stateful tasks (0_x) then three stateless ones (1_x); `a` runs the stateful ones, caught up.
+ClusterBuilder a_runs_the_stateful_half() {
+  ClusterBuilder b;
+  b.stateful_tasks({"0_0", "0_1", "0_2"}, 100000).stateless_tasks({"1_0", "1_1", "1_2"});
+  b.client("a").running_actives({"0_0", "0_1", "0_2"});
+  return b;
 }
 
 TEST(LeastMovement, BalancedCaughtUpGroupDoesNotMove) {
   // Balanced but not in round-robin order: high_availability would shuffle it, we keep it.
   const Cluster c = ClusterBuilder()
-                        .stateful("0_0", 100000)
-                        .stateful("0_1", 100000)
-                        .stateful("0_2", 100000)
-                        .stateful("0_3", 100000)
+                        .stateful_tasks({"0_0", "0_1", "0_2", "0_3"}, 100000)
                         .client("a")
-                        .previous_active({"0_0", "0_1"})
-                        .offsets(running({"0_0", "0_1"}))
+                        .running_actives({"0_0", "0_1"})
                         .client("b")
-                        .previous_active({"0_2", "0_3"})
-                        .offsets(running({"0_2", "0_3"}))
+                        .running_actives({"0_2", "0_3"})
                         .build();
   const auto r = run_lm(c, AssignmentSettings{});
   EXPECT_EQ(r.metrics.active_moves, 0u);
@@ -57,9 +54,9 @@ TEST(LeastMovement, ScaleOutMovesOnlyWhatBalanceRequires) {
     b.stateful(t, 100000);
     (p % 3 == 0 ? a_tasks : p % 3 == 1 ? b_tasks : c_tasks).push_back(t);
   }
-  b.client("a").previous_active(a_tasks).offsets(running(a_tasks));
-  b.client("b").previous_active(b_tasks).offsets(running(b_tasks));
-  b.client("c").previous_active(c_tasks).offsets(running(c_tasks));
+  b.client("a").running_actives(a_tasks);
+  b.client("b").running_actives(b_tasks);
+  b.client("c").running_actives(c_tasks);
   b.client("new");
   const Cluster c = b.build();
   const auto target = run_lm(c, AssignmentSettings{}, /*target_only=*/true);
@@ -76,18 +73,9 @@ TEST(LeastMovement, ScaleOutMovesOnlyWhatBalanceRequires) {
 // the tasks that restore (or it would be "balanced" doing none of the expensive work): the target
 // gives b one of the three stateful tasks and the rest of its share in stateless ones.
 TEST(LeastMovement, StatelessTasksAbsorbTheImbalanceFirstButStatefulWorkIsShared) {
-  const Cluster c = ClusterBuilder()
-                        .stateful("0_0", 100000)
-                        .stateful("0_1", 100000)
-                        .stateful("0_2", 100000)
-                        .stateless("1_0")
-                        .stateless("1_1")
-                        .stateless("1_2")
-                        .client("a")
-                        .previous_active({"0_0", "0_1", "0_2", "1_0", "1_1", "1_2"})
-                        .offsets(running({"0_0", "0_1", "0_2"}))
-                        .client("b")
-                        .build();
+  // `a` ran the stateless tasks too.
+  const Cluster c =
+      a_runs_the_stateful_half().previous_active({"0_0", "0_1", "0_2", "1_0", "1_1", "1_2"}).client("b").build();
   const auto target = run_lm(c, AssignmentSettings{}, /*target_only=*/true);
   const auto on_b = actives_of(c, target.assignment, "b");
   ASSERT_THAT(on_b, SizeIs(3)) << describe(c, target.assignment);
@@ -104,18 +92,7 @@ TEST(LeastMovement, StatelessTasksAbsorbTheImbalanceFirstButStatefulWorkIsShared
 
 TEST(LeastMovement, AMoveGoesToACaughtUpClientBeforeACold) {
   // a must give one of its 3 tasks away; b has a caught-up standby of 0_2, c has nothing.
-  AssignmentSettings s;
-  s.num_standby_replicas = 1;
-  const Cluster c = ClusterBuilder()
-                        .stateful("0_0", 100000)
-                        .stateful("0_1", 100000)
-                        .stateful("0_2", 100000)
-                        .stateless("1_0")
-                        .stateless("1_1")
-                        .stateless("1_2")
-                        .client("a")
-                        .previous_active({"0_0", "0_1", "0_2"})
-                        .offsets(running({"0_0", "0_1", "0_2"}))
+  const Cluster c = a_runs_the_stateful_half()
                         .client("b")
                         .previous_active({"1_0", "1_1"})
                         .previous_standby({"0_2"})
@@ -123,7 +100,7 @@ TEST(LeastMovement, AMoveGoesToACaughtUpClientBeforeACold) {
                         .client("c")
                         .previous_active({"1_2"})
                         .build();
-  const auto r = run_lm(c, s);
+  const auto r = run_lm(c, standby_replicas(1));
   EXPECT_EQ(active_client_of(c, r.assignment, "0_2"), "b") << describe(c, r.assignment);
   EXPECT_EQ(r.metrics.cold_actives, 0u);
 }

@@ -31,12 +31,6 @@ testing::RunResult run_sticky(const Cluster& c, const AssignmentSettings& s = {}
   return r;
 }
 
-AssignmentSettings standbys(std::uint32_t k) {
-  AssignmentSettings s;
-  s.num_standby_replicas = k;
-  return s;
-}
-
 std::vector<std::string> ids(const std::string& prefix, int from, int to) {  // [from, to)
   std::vector<std::string> out;
   for (int i = from; i < to; ++i) out.push_back(prefix + std::to_string(i));
@@ -124,19 +118,14 @@ TEST(Sticky, AClientOverItsQuotaGivesUpStatelessTasksBeforeStatefulOnes) {
 
 TEST(Sticky, OrphanedTasksGoToTheirPreviousStandbyHolders) {
   // Kafka: shouldAssignTasksToClientWithPreviousStandbyTasks (the holders are not the index order).
+  const std::pair<const char*, const char*> holder_of_standby[] = {{"a", "0_2"}, {"b", "0_0"}, {"c", "0_1"}};
   ClusterBuilder b;
   for (const auto& t : ids("0_", 0, 3)) b.stateful(t, 1000);
-  const Cluster c = b.client("a")
-                        .previous_standby({"0_2"})
-                        .client("b")
-                        .previous_standby({"0_0"})
-                        .client("c")
-                        .previous_standby({"0_1"})
-                        .build();
+  for (const auto& [client, task] : holder_of_standby) b.client(client).previous_standby({task});
+  const Cluster c = b.build();
   const auto r = run_sticky(c);
-  EXPECT_THAT(actives_of(c, r.assignment, "a"), ElementsAre("0_2"));
-  EXPECT_THAT(actives_of(c, r.assignment, "b"), ElementsAre("0_0"));
-  EXPECT_THAT(actives_of(c, r.assignment, "c"), ElementsAre("0_1"));
+  for (const auto& [client, task] : holder_of_standby)
+    EXPECT_THAT(actives_of(c, r.assignment, client), ElementsAre(task));
 }
 
 TEST(Sticky, StandbyHoldersTakeTasksOnlyUpToTheQuota) {
@@ -195,36 +184,28 @@ TEST(Sticky, AClientWithNoTaskWinsAtOnceElseMoreThreadsAtEqualLoad) {
     const Cluster c = ClusterBuilder().stateful("0_0", 10).client("a", 1).client("b", 2).build();
     EXPECT_EQ(active_client_of(c, run_sticky(c).assignment, "0_0"), "a");
   }
-  {
+  // Stateful tasks 0_0, 0_1, ... on clients a, b and c of the given threads: the actives each runs.
+  struct Case {
+    int tasks;
+    std::uint32_t threads[3];
+    std::vector<std::string> actives[3];
+  };
+  const Case cases[] = {
+      {3, {1, 1, 3}, {{"0_0"}, {"0_1"}, {"0_2"}}},
+      // After one task each, a is at load 1 and b and c at 1/2 with two threads each: b and c tie on
+      // load and threads, and the first in order, b, takes 0_3.
+      {4, {1, 2, 2}, {{"0_0"}, {"0_1", "0_3"}, {"0_2"}}},
+  };
+  for (const Case& k : cases) {
+    const char* const clients[] = {"a", "b", "c"};
     const Cluster c = ClusterBuilder()
-                          .stateful("0_0", 10)
-                          .stateful("0_1", 10)
-                          .stateful("0_2", 10)
-                          .client("a", 1)
-                          .client("b", 1)
-                          .client("c", 3)
+                          .stateful_tasks(ids("0_", 0, k.tasks), 10)
+                          .client(clients[0], k.threads[0])
+                          .client(clients[1], k.threads[1])
+                          .client(clients[2], k.threads[2])
                           .build();
     const auto r = run_sticky(c);
-    EXPECT_THAT(actives_of(c, r.assignment, "a"), ElementsAre("0_0"));
-    EXPECT_THAT(actives_of(c, r.assignment, "b"), ElementsAre("0_1"));
-    EXPECT_THAT(actives_of(c, r.assignment, "c"), ElementsAre("0_2"));
-  }
-  {
-    // After one task each, a is at load 1 and b and c at 1/2 with two threads each: b and c tie on
-    // load and threads, and the first in order, b, takes 0_3.
-    const Cluster c = ClusterBuilder()
-                          .stateful("0_0", 10)
-                          .stateful("0_1", 10)
-                          .stateful("0_2", 10)
-                          .stateful("0_3", 10)
-                          .client("a", 1)
-                          .client("b", 2)
-                          .client("c", 2)
-                          .build();
-    const auto r = run_sticky(c);
-    EXPECT_THAT(actives_of(c, r.assignment, "a"), ElementsAre("0_0"));
-    EXPECT_THAT(actives_of(c, r.assignment, "b"), ElementsAre("0_1", "0_3"));
-    EXPECT_THAT(actives_of(c, r.assignment, "c"), ElementsAre("0_2"));
+    for (int i = 0; i < 3; ++i) EXPECT_EQ(actives_of(c, r.assignment, clients[i]), k.actives[i]) << k.tasks << " tasks";
   }
 }
 
@@ -257,7 +238,7 @@ TEST(Sticky, NoTwoClientsHoldTheSameSetOfTasks) {
       b.client("a").client("b").client("c").client("d");
     }
     const Cluster c = b.build();
-    const auto r = run_sticky(c, standbys(1));
+    const auto r = run_sticky(c, standby_replicas(1));
     const std::vector<std::string> names = {"a", "b", "c", "d"};
     for (std::size_t i = 0; i < names.size(); ++i)
       for (std::size_t j = i + 1; j < names.size(); ++j)
@@ -277,7 +258,7 @@ TEST(Sticky, StandbysAvoidTheActiveClientAndSpreadOut) {
   b.client("a").previous_active({"0_0"}).client("b").previous_active({"0_1"});
   b.client("c").previous_active({"0_2"}).client("d").previous_active({"0_3"});
   const Cluster c = b.build();
-  const auto r = run_sticky(c, standbys(1));
+  const auto r = run_sticky(c, standby_replicas(1));
   int with_standbys = 0;
   for (const char* client : {"a", "b", "c", "d"}) {
     const auto active = actives_of(c, r.assignment, client);
@@ -293,18 +274,9 @@ TEST(Sticky, StandbysAvoidTheActiveClientAndSpreadOut) {
 
 TEST(Sticky, EveryOtherClientGetsAReplicaWhenAsked) {
   // Kafka: shouldAssignMultipleReplicasOfStandbyTask.
-  const Cluster c = ClusterBuilder()
-                        .stateful("0_0", 10)
-                        .stateful("0_1", 10)
-                        .stateful("0_2", 10)
-                        .client("a")
-                        .previous_active({"0_0"})
-                        .client("b")
-                        .previous_active({"0_1"})
-                        .client("c")
-                        .previous_active({"0_2"})
-                        .build();
-  const auto r = run_sticky(c, standbys(2));
+  const std::vector<std::string> tasks = {"0_0", "0_1", "0_2"};
+  const Cluster c = ClusterBuilder().stateful_tasks(tasks, 10).one_previous_active_each({"a", "b", "c"}, tasks).build();
+  const auto r = run_sticky(c, standby_replicas(2));
   EXPECT_THAT(standbys_of(c, r.assignment, "a"), ElementsAre("0_1", "0_2"));
   EXPECT_THAT(standbys_of(c, r.assignment, "b"), ElementsAre("0_0", "0_2"));
   EXPECT_THAT(standbys_of(c, r.assignment, "c"), ElementsAre("0_0", "0_1"));
@@ -318,7 +290,7 @@ TEST(Sticky, StandbysGoToTheLeastLoadedClientsAndOnlyLoggedTasksGetThem) {
   b.nonlogged("1_0").stateless("2_0");
   for (const auto& client : ids("c", 0, 8)) b.client(client);
   const Cluster c = b.build();
-  const auto r = run_sticky(c, standbys(1));
+  const auto r = run_sticky(c, standby_replicas(1));
   for (const auto& client : ids("c", 0, 8)) EXPECT_THAT(held_by(c, r.assignment, client), SizeIs(1)) << client;
   EXPECT_EQ(r.metrics.standbys, 3u);
 }
@@ -336,7 +308,7 @@ TEST(Sticky, PreviousStandbyHolderKeepsItsStandby) {
                         .previous_active({"0_0"})
                         .previous_standby({"0_1"})
                         .build();
-  const auto r = run_sticky(c, standbys(1));
+  const auto r = run_sticky(c, standby_replicas(1));
   EXPECT_THAT(standbys_of(c, r.assignment, "c"), ElementsAre("0_1")) << describe(c, r.assignment);
   EXPECT_EQ(r.metrics.total_load_spread, 0.0);
 }
@@ -354,7 +326,7 @@ TEST(Sticky, WithFewerTasksThanThreadsThePreviousOwnerKeepsOnlyWhatFindClientGiv
                         .client("z")
                         .previous_active({"0_0", "0_1"})
                         .build();
-  const auto r = run_sticky(c, standbys(1));
+  const auto r = run_sticky(c, standby_replicas(1));
   EXPECT_THAT(actives_of(c, r.assignment, "z"), ElementsAre("0_0"));
   EXPECT_THAT(actives_of(c, r.assignment, "x"), ElementsAre("0_1"));
   EXPECT_THAT(standbys_of(c, r.assignment, "x"), ElementsAre("0_0"));
@@ -365,7 +337,7 @@ TEST(Sticky, WithFewerTasksThanThreadsThePreviousOwnerKeepsOnlyWhatFindClientGiv
 TEST(Sticky, StandbysWantedWithOneClientArePlacedNowhere) {
   // Kafka: shouldNotAssignStandbyTaskReplicasWhenNoClientAvailableWithoutHavingTheTaskAssigned.
   const Cluster c = ClusterBuilder().stateful("0_0", 10).client("only").build();
-  const auto r = run_sticky(c, standbys(1));
+  const auto r = run_sticky(c, standby_replicas(1));
   EXPECT_THAT(r.assignment.standbys, IsEmpty());
   EXPECT_EQ(r.metrics.standby_shortfall, 1u);
 }

@@ -166,16 +166,12 @@ TEST(StreamsSticky, ALaterCandidateWinsOnlyWhenStrictlyLessLoaded) {
 // (quota 2); the refiner keeps both on a, caught up, with b warming up, and asks for a probing
 // rebalance. Without the refiner b would run them cold.
 TEST(StreamsSticky, TheRefinerKeepsMovedTasksOnTheCaughtUpOwnerWhileTheTargetWarmsUp) {
-  const Cluster c = ClusterBuilder()
-                        .stateful("0_0", 100000)
-                        .stateful("0_1", 100000)
-                        .stateful("0_2", 100000)
-                        .stateful("0_3", 100000)
-                        .client("a")
-                        .previous_active({"0_0", "0_1", "0_2", "0_3"})
-                        .offsets({{"0_0", -2}, {"0_1", -2}, {"0_2", -2}, {"0_3", -2}})
-                        .client("b")
-                        .build();
+  ClusterBuilder scale_out;
+  scale_out.stateful_tasks({"0_0", "0_1", "0_2", "0_3"}, 100000)
+      .client("a")
+      .running_actives({"0_0", "0_1", "0_2", "0_3"});
+  scale_out.client("b");
+  const Cluster c = scale_out.build();
   const auto raw = run(c, {}, /*refiner=*/false);
   EXPECT_THAT(actives_of(c, raw.assignment, "b"), ElementsAre("0_2", "0_3"));
   EXPECT_EQ(raw.metrics.restoring_actives, 2u);
@@ -188,18 +184,8 @@ TEST(StreamsSticky, TheRefinerKeepsMovedTasksOnTheCaughtUpOwnerWhileTheTargetWar
   EXPECT_TRUE(refined.assignment.probing_rebalance);
 
   // Next round, b caught up: the moves are granted.
-  const Cluster next = ClusterBuilder()
-                           .stateful("0_0", 100000)
-                           .stateful("0_1", 100000)
-                           .stateful("0_2", 100000)
-                           .stateful("0_3", 100000)
-                           .client("a")
-                           .previous_active({"0_0", "0_1", "0_2", "0_3"})
-                           .offsets({{"0_0", -2}, {"0_1", -2}, {"0_2", -2}, {"0_3", -2}})
-                           .client("b")
-                           .previous_standby({"0_2", "0_3"})
-                           .offsets({{"0_2", 100000}, {"0_3", 100000}})
-                           .build();
+  const Cluster next =
+      ClusterBuilder(scale_out).previous_standby({"0_2", "0_3"}).offsets({{"0_2", 100000}, {"0_3", 100000}}).build();
   const auto done = run(next);
   EXPECT_THAT(actives_of(next, done.assignment, "b"), ElementsAre("0_2", "0_3"));
   EXPECT_FALSE(done.assignment.probing_rebalance);
@@ -211,8 +197,7 @@ TEST(StreamsSticky, AStandbyGoesBackToThePreviousActiveOwnerFirst) {
                         .stateful("0_0", 1000)
                         .stateful("0_1", 1000)
                         .client("a")
-                        .previous_active({"0_0", "0_1"})
-                        .offsets({{"0_0", -2}, {"0_1", -2}})
+                        .running_actives({"0_0", "0_1"})
                         .client("b")
                         .previous_standby({"0_0", "0_1"})
                         .offsets({{"0_0", 1000}, {"0_1", 1000}})
