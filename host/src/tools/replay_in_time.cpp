@@ -150,7 +150,7 @@ InTimeReplay replay_in_time(const PluginRegistry& registry, const fs::path& dir,
     const QuietLog quiet;  // stalls and round limits are in the summaries
     try {
       const SimulationResult r = simulate(registry, config, t.start, run);
-      j["summary"] = summary_to_json(r.summary);
+      j["summary"] = nlohmann::ordered_json(r.summary);
     } catch (const AssignmentFailed& e) {
       j["error"] = e.what();
     }
@@ -169,7 +169,7 @@ InTimeReplay replay_in_time(const PluginRegistry& registry, const fs::path& dir,
     run.strategy = strategies[i];
     run.calibration = i == 0;
     if (j.contains("error")) run.error = j["error"].get<std::string>();
-    if (j.contains("summary")) run.summary = summary_from_json(j["summary"]);
+    if (j.contains("summary")) run.summary = j["summary"].get<SimulationSummary>();
     for (const auto& s : j["path"]) run.path.push_back(step_from_json(s));
     if (!run.path.empty() && run.summary.time_to_converged_ms)
       run.time_to_converged_ms = run.path.back().at_ms - run.path.front().at_ms;
