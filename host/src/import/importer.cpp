@@ -13,6 +13,7 @@
 #include "assignor/errors.hpp"
 #include "assignor/host/formats/assignment_io.hpp"
 #include "assignor/host/formats/cluster_writer.hpp"
+#include "assignor/host/formats/record_json.hpp"
 #include "assignor/host/formats/text_file.hpp"
 #include "assignor/host/import/kafka_log.hpp"
 #include "assignor/host/support/logging.hpp"
@@ -372,34 +373,33 @@ ImportResult import_kafka_logs(const ImportOptions& options) {
   return result;
 }
 
+namespace {
+
+using R = ImportedRebalance;
+const auto kRebalanceFields =
+    std::make_tuple(record_json::field("name", &R::name), record_json::field("timestamp", &R::timestamp),
+                    record_json::field("time_ms", &R::time_ms), record_json::field("source", &R::source),
+                    record_json::field("instance", &R::instance), record_json::field("kafka_variant", &R::variant),
+                    record_json::field("clients", &R::clients), record_json::field("tasks", &R::tasks),
+                    record_json::field("logged_tasks", &R::logged_tasks), record_json::field("probing", &R::probing),
+                    record_json::field("standbys", &R::standbys), record_json::field("warmups", &R::warmups),
+                    record_json::field("settings_from", &R::settings_from),
+                    record_json::field("num_standby_replicas", &R::num_standby_replicas),
+                    record_json::field("num_standby_replicas_inferred", &R::standbys_inferred),
+                    record_json::field("warmups_told_apart", &R::warmups_told_apart),
+                    record_json::field("warmups_chosen_by_lag_among_equals", &R::warmups_by_lag),
+                    record_json::field("notes", &R::notes));
+
+}  // namespace
+
+void to_json(nlohmann::ordered_json& j, const ImportedRebalance& r) { record_json::write(j, r, kRebalanceFields); }
+void from_json(const nlohmann::json& j, ImportedRebalance& r) { record_json::read(j, r, kRebalanceFields); }
+
 std::string import_index_json(const ImportResult& result) {
-  ordered_json rebalances = ordered_json::array();
-  for (const auto& r : result.rebalances) {
-    ordered_json e;
-    e["name"] = r.name;
-    e["timestamp"] = r.timestamp;
-    e["time_ms"] = r.time_ms ? ordered_json(*r.time_ms) : ordered_json(nullptr);
-    e["source"] = r.source;
-    e["instance"] = r.instance;
-    e["kafka_variant"] = r.variant;
-    e["clients"] = r.clients;
-    e["tasks"] = r.tasks;
-    e["logged_tasks"] = r.logged_tasks;
-    e["probing"] = r.probing;
-    e["standbys"] = r.standbys;
-    e["warmups"] = r.warmups;
-    e["settings_from"] = r.settings_from;
-    e["num_standby_replicas"] = r.num_standby_replicas;
-    e["num_standby_replicas_inferred"] = r.standbys_inferred;
-    e["warmups_told_apart"] = r.warmups_told_apart;
-    e["warmups_chosen_by_lag_among_equals"] = r.warmups_by_lag;
-    e["notes"] = r.notes;
-    rebalances.push_back(std::move(e));
-  }
   ordered_json out;
   out["version"] = 1;
   out["kafka_assignor"] = "HighAvailabilityTaskAssignor";
-  out["rebalances"] = std::move(rebalances);
+  out["rebalances"] = result.rebalances;
   out["warnings"] = result.warnings;
   out["duplicates_skipped"] = result.duplicates;
   return pretty_json(out);
@@ -450,27 +450,12 @@ std::vector<ImportedRebalance> read_import_index(const fs::path& dir) {
       const auto& e = list[i];
       const std::string place = fmt::format("{}: rebalances[{}]", where, i);
       if (!e.is_object()) throw InputError(fmt::format("{}: expected an object", place));
-      ImportedRebalance r;
-      r.name = e.at("name").get<std::string>();
+      const ImportedRebalance r = e.get<ImportedRebalance>();
       if (r.name.empty() || r.name.find('/') != std::string::npos || r.name.find("..") != std::string::npos ||
           first_control_character(r.name) != std::string::npos || invalid_utf8_at(r.name) != std::string::npos)
         throw InputError(fmt::format("{}: name '{}' is not a file name", place, printable(r.name)));
       if (!names.insert(r.name).second)
         throw InputError(fmt::format("{}: name '{}' is listed twice", place, printable(r.name)));
-      r.timestamp = e.value("timestamp", "");
-      if (e.contains("time_ms") && e["time_ms"].is_number_integer()) r.time_ms = e["time_ms"].get<std::int64_t>();
-      r.source = e.value("source", "");
-      r.instance = e.value("instance", "");
-      r.variant = e.value("kafka_variant", "");
-      r.clients = e.value("clients", std::size_t{0});
-      r.tasks = e.value("tasks", std::size_t{0});
-      r.logged_tasks = e.value("logged_tasks", std::size_t{0});
-      r.probing = e.value("probing", false);
-      r.standbys = e.value("standbys", std::size_t{0});
-      r.warmups = e.value("warmups", std::size_t{0});
-      r.settings_from = e.value("settings_from", "");
-      r.standbys_inferred = e.value("num_standby_replicas_inferred", false);
-      r.num_standby_replicas = e.value("num_standby_replicas", 0u);
       out.push_back(std::move(r));
     }
   } catch (const nlohmann::json::exception& e) {
