@@ -33,6 +33,20 @@ namespace {
 
 using ordered_json = nlohmann::ordered_json;
 
+using record_json::field;
+using Imported = ImportedRebalance;
+// A rebalance as index.json lists it (replay reads it back).
+const auto kRebalanceFields = std::make_tuple(
+    field("name", &Imported::name), field("timestamp", &Imported::timestamp), field("time_ms", &Imported::time_ms),
+    field("source", &Imported::source), field("instance", &Imported::instance),
+    field("kafka_variant", &Imported::variant), field("clients", &Imported::clients), field("tasks", &Imported::tasks),
+    field("logged_tasks", &Imported::logged_tasks), field("probing", &Imported::probing),
+    field("standbys", &Imported::standbys), field("warmups", &Imported::warmups),
+    field("settings_from", &Imported::settings_from), field("num_standby_replicas", &Imported::num_standby_replicas),
+    field("num_standby_replicas_inferred", &Imported::standbys_inferred),
+    field("warmups_told_apart", &Imported::warmups_told_apart),
+    field("warmups_chosen_by_lag_among_equals", &Imported::warmups_by_lag), field("notes", &Imported::notes));
+
 void write_file(const fs::path& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out << text;
@@ -372,25 +386,6 @@ ImportResult import_kafka_logs(const ImportOptions& options) {
         fmt::format("{}: cannot move into place: {}", (options.output_dir / "index.json").string(), ec.message()));
   return result;
 }
-
-namespace {
-
-using R = ImportedRebalance;
-const auto kRebalanceFields =
-    std::make_tuple(record_json::field("name", &R::name), record_json::field("timestamp", &R::timestamp),
-                    record_json::field("time_ms", &R::time_ms), record_json::field("source", &R::source),
-                    record_json::field("instance", &R::instance), record_json::field("kafka_variant", &R::variant),
-                    record_json::field("clients", &R::clients), record_json::field("tasks", &R::tasks),
-                    record_json::field("logged_tasks", &R::logged_tasks), record_json::field("probing", &R::probing),
-                    record_json::field("standbys", &R::standbys), record_json::field("warmups", &R::warmups),
-                    record_json::field("settings_from", &R::settings_from),
-                    record_json::field("num_standby_replicas", &R::num_standby_replicas),
-                    record_json::field("num_standby_replicas_inferred", &R::standbys_inferred),
-                    record_json::field("warmups_told_apart", &R::warmups_told_apart),
-                    record_json::field("warmups_chosen_by_lag_among_equals", &R::warmups_by_lag),
-                    record_json::field("notes", &R::notes));
-
-}  // namespace
 
 void to_json(nlohmann::ordered_json& j, const ImportedRebalance& r) { record_json::write(j, r, kRebalanceFields); }
 void from_json(const nlohmann::json& j, ImportedRebalance& r) { record_json::read(j, r, kRebalanceFields); }

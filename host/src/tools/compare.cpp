@@ -77,12 +77,15 @@ CompareRow run_one(const PluginRegistry& registry, const Config& config, const C
   return row;
 }
 
+using record_json::adapted;
+using record_json::computed;
+using record_json::field;
+
 // Milliseconds rounded to the nanosecond for JSON: finer digits are noise.
 double nanosecond_ms(double v) { return std::round(v * 1e6) / 1e6; }
 
-const auto kTimingFields =
-    std::make_tuple(record_json::field("median", &Timing::median), record_json::field("min", &Timing::min),
-                    record_json::field("max", &Timing::max), record_json::field("runs", &Timing::runs));
+const auto kTimingFields = std::make_tuple(field("median", &Timing::median), field("min", &Timing::min),
+                                           field("max", &Timing::max), field("runs", &Timing::runs));
 
 CompareStatus status_named(const std::string& name) {
   for (const CompareStatus status : {CompareStatus::ok, CompareStatus::invalid, CompareStatus::failed})
@@ -107,42 +110,40 @@ nlohmann::ordered_json text_or_null(const std::string& text) {
 }
 
 const auto kRowFields = std::make_tuple(
-    record_json::field("strategy", &CompareRow::strategy),
-    record_json::adapted(
+    field("strategy", &CompareRow::strategy),
+    adapted(
         "status", [](const CompareRow& r) { return to_string(r.status); },
         [](CompareRow& r, const nlohmann::json& v) { r.status = status_named(v.get<std::string>()); }),
-    record_json::field("ran", &CompareRow::ran),
-    record_json::adapted(
+    field("ran", &CompareRow::ran),
+    adapted(
         "error",
         [](const CompareRow& r) { return r.status == CompareStatus::ok ? std::nullopt : std::optional(r.error); },
         [](CompareRow& r, const nlohmann::json& v) { r.error = v.is_null() ? "" : v.get<std::string>(); }),
-    record_json::field("validation_errors", &CompareRow::validation_errors),
-    record_json::field("notes", &CompareRow::notes),
-    record_json::adapted("probing_rebalance", when_ok([](const CompareRow& r) {
-                           return probing_json(r.probing_rebalance, r.probing_after_ms);
-                         }),
-                         [](CompareRow& r, const nlohmann::json& v) {
-                           if (v.is_null()) return;
-                           r.probing_rebalance = v.at("needed").get<bool>();
-                           r.probing_after_ms = v.at("after_ms").get<std::int64_t>();
-                         }),
-    record_json::adapted("metrics", when_ok([](const CompareRow& r) { return r.metrics; }),
-                         [](CompareRow& r, const nlohmann::json& v) {
-                           if (!v.is_null()) r.metrics = v.get<Metrics>();
-                         }),
-    record_json::adapted("assign_ms", when_ok([](const CompareRow& r) {
-                           const Timing rounded{nanosecond_ms(r.assign_ms.median), nanosecond_ms(r.assign_ms.min),
-                                                nanosecond_ms(r.assign_ms.max), r.assign_ms.runs};
-                           nlohmann::ordered_json j;
-                           record_json::write(j, rounded, kTimingFields);
-                           return j;
-                         }),
-                         [](CompareRow& r, const nlohmann::json& v) {
-                           if (!v.is_null()) record_json::read(v, r.assign_ms, kTimingFields);
-                         }),
+    field("validation_errors", &CompareRow::validation_errors), field("notes", &CompareRow::notes),
+    adapted("probing_rebalance",
+            when_ok([](const CompareRow& r) { return probing_json(r.probing_rebalance, r.probing_after_ms); }),
+            [](CompareRow& r, const nlohmann::json& v) {
+              if (v.is_null()) return;
+              r.probing_rebalance = v.at("needed").get<bool>();
+              r.probing_after_ms = v.at("after_ms").get<std::int64_t>();
+            }),
+    adapted("metrics", when_ok([](const CompareRow& r) { return r.metrics; }),
+            [](CompareRow& r, const nlohmann::json& v) {
+              if (!v.is_null()) r.metrics = v.get<Metrics>();
+            }),
+    adapted("assign_ms", when_ok([](const CompareRow& r) {
+              const Timing rounded{nanosecond_ms(r.assign_ms.median), nanosecond_ms(r.assign_ms.min),
+                                   nanosecond_ms(r.assign_ms.max), r.assign_ms.runs};
+              nlohmann::ordered_json j;
+              record_json::write(j, rounded, kTimingFields);
+              return j;
+            }),
+            [](CompareRow& r, const nlohmann::json& v) {
+              if (!v.is_null()) record_json::read(v, r.assign_ms, kTimingFields);
+            }),
     // compare --simulate's: both keys on a simulated row (a simulated comparison's JSON adds them,
     // null, to its rows that did not get as far).
-    record_json::adapted(
+    adapted(
         "simulation",
         [](const CompareRow& r) {
           return record_json::OmittedWhenEmpty<nlohmann::ordered_json>{
@@ -153,7 +154,7 @@ const auto kRowFields = std::make_tuple(
         [](CompareRow& r, const nlohmann::json& v) {
           if (!v.is_null()) r.simulation = v.get<SimulationSummary>();
         }),
-    record_json::adapted(
+    adapted(
         "simulation_error",
         [](const CompareRow& r) {
           return record_json::OmittedWhenEmpty<nlohmann::ordered_json>{
@@ -168,28 +169,29 @@ void from_json(const nlohmann::json& j, CompareRow& row) { record_json::read(j, 
 
 namespace {
 
-const auto kScenarioFields = std::make_tuple(record_json::field("name", &ScenarioComparison::name),
-                                             record_json::field("source", &ScenarioComparison::source),
-                                             record_json::field("tasks", &ScenarioComparison::tasks),
-                                             record_json::field("stateful_tasks", &ScenarioComparison::stateful_tasks),
-                                             record_json::field("clients", &ScenarioComparison::clients),
-                                             record_json::field("threads", &ScenarioComparison::threads),
-                                             record_json::field("results", &ScenarioComparison::rows));
+using record_json::computed;
+using record_json::field;
+using S = ScenarioComparison;
 
-const auto kComparisonFields = std::make_tuple(record_json::field("runs", &Comparison::runs),
-                                               record_json::field("strategies", &Comparison::strategies),
-                                               record_json::computed("scenarios", [](const Comparison& c) {
-                                                 nlohmann::ordered_json scenarios = c.scenarios;
-                                                 // A simulated comparison: every row has both simulation keys, null where it did not get as far.
-                                                 if (c.simulated)
-                                                   for (auto& scenario : scenarios)
-                                                     for (auto& row : scenario["results"])
-                                                       if (!row.contains("simulation")) {
-                                                         row["simulation"] = nullptr;
-                                                         row["simulation_error"] = nullptr;
-                                                       }
-                                                 return scenarios;
-                                               }));
+const auto kScenarioFields =
+    std::make_tuple(field("name", &S::name), field("source", &S::source), field("tasks", &S::tasks),
+                    field("stateful_tasks", &S::stateful_tasks), field("clients", &S::clients),
+                    field("threads", &S::threads), field("results", &S::rows));
+
+const auto kComparisonFields =
+    std::make_tuple(field("runs", &Comparison::runs), field("strategies", &Comparison::strategies),
+                    computed("scenarios", [](const Comparison& c) {
+                      nlohmann::ordered_json scenarios = c.scenarios;
+                      // A simulated comparison: every row has both simulation keys, null where it did not get as far.
+                      if (c.simulated)
+                        for (auto& scenario : scenarios)
+                          for (auto& row : scenario["results"])
+                            if (!row.contains("simulation")) {
+                              row["simulation"] = nullptr;
+                              row["simulation_error"] = nullptr;
+                            }
+                      return scenarios;
+                    }));
 
 }  // namespace
 

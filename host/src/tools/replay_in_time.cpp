@@ -61,11 +61,13 @@ std::vector<SimulationEvent> simulation_events(const RealTimeline& t) {
 
 namespace {
 
-const auto kStepFields = std::make_tuple(
-    record_json::field("at_ms", &InTimeStep::at_ms), record_json::field("cause", &InTimeStep::cause),
-    record_json::field("probing", &InTimeStep::probing), record_json::field("revoked", &InTimeStep::revoked),
-    record_json::field("clients", &InTimeStep::clients), record_json::field("active_moves", &InTimeStep::active_moves),
-    record_json::field("warmups", &InTimeStep::warmups), record_json::field("events", &InTimeStep::events));
+using record_json::field;
+using S = InTimeStep;
+
+const auto kStepFields = std::make_tuple(field("at_ms", &S::at_ms), field("cause", &S::cause),
+                                         field("probing", &S::probing), field("revoked", &S::revoked),
+                                         field("clients", &S::clients), field("active_moves", &S::active_moves),
+                                         field("warmups", &S::warmups), field("events", &S::events));
 
 }  // namespace
 
