@@ -164,26 +164,19 @@ Command add_compare(CLI::App& parent, const Globals& globals) {
             const host::Comparison result = host::compare_strategies(registry, config, scenarios, options);
             progress.finish();
 
-            if (o->format == "json")
-              write_output(host::pretty_json(host::compare_json(result)), o->output);
-            else if (o->format == "csv")
-              write_output(host::compare_csv(result), o->output);
-            else
-              write_output(host::compare_table(result), o->output);
-            if (!o->report.empty()) write_output(host::compare_html(result, charts), o->report);
+            write_result(result,
+                         {host::compare_table, host::compare_json, host::compare_csv,
+                          [&charts](const host::Comparison& c) { return host::compare_html(c, charts); }},
+                         o->format, o->output, o->report);
 
-            if (result.all_ok()) return static_cast<int>(kOk);
             std::size_t failed = 0, total = 0;
             for (const auto& s : result.scenarios)
               for (const auto& r : s.rows) {
                 ++total;
                 failed += r.status == host::CompareStatus::ok && r.simulation_error.empty() ? 0 : 1;
               }
-            std::cerr << fmt::format(
-                "assignor: error: {} of {} strategy runs failed or returned an invalid "
-                "assignment (see the output)\n",
-                failed, total);
-            return static_cast<int>(kStrategyFailed);
+            return exit_after_failures(
+                failed, fmt::format("{} of {} strategy runs failed or returned an invalid assignment", failed, total));
           }};
 }
 

@@ -153,19 +153,11 @@ Command add_replay(CLI::App& parent, const Globals& globals) {
           };
           const host::InTimeReplay result = host::replay_in_time(registry, dir, index, options);
           progress.finish();
-          if (o->format == "json")
-            write_output(host::pretty_json(host::in_time_json(result)), o->output);
-          else if (o->format == "csv")
-            write_output(host::in_time_csv(result), o->output);
-          else
-            write_output(host::in_time_table(result), o->output);
-          if (!o->report.empty()) write_output(host::in_time_html(result), o->report);
+          write_result(result, {host::in_time_table, host::in_time_json, host::in_time_csv, host::in_time_html},
+                       o->format, o->output, o->report);
           std::size_t failed = 0;
           for (const auto& run : result.runs) failed += run.error.empty() ? 0 : 1;
-          if (failed == 0) return static_cast<int>(kOk);
-          std::cerr << fmt::format("assignor: error: {} run{} failed (see the output)\n", failed,
-                                   failed == 1 ? "" : "s");
-          return static_cast<int>(kStrategyFailed);
+          return exit_after_failures(failed, fmt::format("{} run{} failed", failed, failed == 1 ? "" : "s"));
         }
         host::ReplayOptions options;
         options.strategies = o->strategies;
@@ -175,22 +167,13 @@ Command add_replay(CLI::App& parent, const Globals& globals) {
         };
         const host::Replay result = host::replay_rebalances(registry, dir, index, options);
         progress.finish();
-        if (o->format == "json")
-          write_output(host::pretty_json(host::replay_json(result)), o->output);
-        else if (o->format == "csv")
-          write_output(host::replay_csv(result), o->output);
-        else
-          write_output(host::replay_table(result), o->output);
-        if (!o->report.empty()) write_output(host::replay_html(result), o->report);
+        write_result(result, {host::replay_table, host::replay_json, host::replay_csv, host::replay_html}, o->format,
+                     o->output, o->report);
         std::size_t failed = 0;
         for (const auto& r : result.rebalances)
           for (const auto& run : r.runs) failed += run.ok ? 0 : 1;
-        if (failed == 0) return static_cast<int>(kOk);
-        std::cerr << fmt::format(
-            "assignor: error: {} strategy run{} failed or returned an invalid assignment (see "
-            "the output)\n",
-            failed, failed == 1 ? "" : "s");
-        return static_cast<int>(kStrategyFailed);
+        return exit_after_failures(failed, fmt::format("{} strategy run{} failed or returned an invalid assignment",
+                                                       failed, failed == 1 ? "" : "s"));
       }};
 }
 

@@ -146,12 +146,12 @@ Command add_simulate(CLI::App& parent, const Globals& globals) {
         host::ProgressLine progress(std::cerr, isatty(STDERR_FILENO) != 0);
         const auto started = std::chrono::steady_clock::now();
         options.on_round = [&](const host::SimulationRound& r) {
-          out.write(host::round_to_json(r).dump() + '\n');
+          out.write(nlohmann::ordered_json(r).dump() + '\n');
           progress.update(host::simulation_progress(r, options.max_rounds, std::chrono::steady_clock::now() - started));
         };
         const host::SimulationResult result = host::simulate(registry, config, std::move(cluster), options);
         progress.finish();
-        out.write(host::summary_to_json(result.summary).dump() + '\n');
+        out.write(nlohmann::ordered_json(result.summary).dump() + '\n');
         out.close();
 
         if (!o->report.empty()) {

@@ -165,19 +165,11 @@ Command add_sweep(CLI::App& parent, const Globals& globals) {
               result = host::run_sweep(registry, spec, options);
               progress.finish();
             }
-            if (o->format == "json")
-              write_output(host::pretty_json(host::sweep_output_json(result)), o->output);
-            else if (o->format == "csv")
-              write_output(host::sweep_csv(result), o->output);
-            else
-              write_output(host::sweep_table(result), o->output);
-            if (!o->report.empty()) write_output(host::sweep_html(result), o->report);
+            write_result(result, {host::sweep_table, host::sweep_output_json, host::sweep_csv, host::sweep_html},
+                         o->format, o->output, o->report);
             std::size_t failed = 0;
             for (const auto& r : result.runs) failed += r.summary ? 0 : 1;
-            if (failed == 0) return static_cast<int>(kOk);
-            std::cerr << fmt::format("assignor: error: {} simulation{} failed (see the output)\n", failed,
-                                     failed == 1 ? "" : "s");
-            return static_cast<int>(kStrategyFailed);
+            return exit_after_failures(failed, fmt::format("{} simulation{} failed", failed, failed == 1 ? "" : "s"));
           }};
 }
 

@@ -131,7 +131,7 @@ Command add_validate(CLI::App& parent, const Globals& globals) {
                 nlohmann::ordered_json out;
                 out["valid"] = true;
                 out["strategy"] = report.strategy;
-                out["metrics"] = host::metrics_to_json(report.metrics);
+                out["metrics"] = nlohmann::ordered_json(report.metrics);
                 out["assign_ms"] =
                     report.timed ? nlohmann::ordered_json(report.assign_ms) : nlohmann::ordered_json(nullptr);
                 write_output(out.dump(2) + "\n", "");

@@ -14,7 +14,10 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "assignor/assignment.hpp"
+#include "assignor/host/formats/assignment_io.hpp"
 #include "assignor/host/formats/config_reader.hpp"
 #include "assignor/host/plugins/plugin_registry.hpp"
 #include "assignor/host/support/temporary_files.hpp"
@@ -95,6 +98,30 @@ class Output {
 
 // Writes `text` to `path` (as Output does) and closes it.
 void write_output(const std::string& text, const std::string& path);
+
+// A result in the forms compare, replay and sweep print it: --format table, json (laid out by
+// pretty_json) or csv, and the HTML page of --report.
+template <typename Result>
+struct ResultForms {
+  std::function<std::string(const Result&)> table;
+  std::function<nlohmann::ordered_json(const Result&)> json;
+  std::function<std::string(const Result&)> csv, html;
+};
+// Writes the --format form to `output` (standard output when empty) and, when `report` is not
+// empty, the HTML page there; makes only the forms asked for.
+template <typename Result>
+void write_result(const Result& result, const ResultForms<Result>& forms, const std::string& format,
+                  const std::string& output, const std::string& report) {
+  write_output(format == "json"  ? host::pretty_json(forms.json(result))
+               : format == "csv" ? forms.csv(result)
+                                 : forms.table(result),
+               output);
+  if (!report.empty()) write_output(forms.html(result), report);
+}
+// How a command whose runs fail one by one ends: kOk when `failed` is 0, else `what_failed` ("2
+// simulations failed") on standard error, pointing at the output that says which, and
+// kStrategyFailed.
+int exit_after_failures(std::size_t failed, const std::string& what_failed);
 
 // Called first thing in main: a standard stream that the caller closed (`>&-`) gets /dev/null, so
 // that no file the command opens can take its number, and standard output remembers that it was

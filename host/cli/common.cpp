@@ -156,6 +156,12 @@ void write_output(const std::string& text, const std::string& path) {
   out.close();
 }
 
+int exit_after_failures(std::size_t failed, const std::string& what_failed) {
+  if (failed == 0) return static_cast<int>(kOk);
+  std::cerr << "assignor: error: " << what_failed << " (see the output)\n";
+  return static_cast<int>(kStrategyFailed);
+}
+
 namespace {
 std::string input_file_problem(const std::string& path) {
   const std::string problem = host::detail::input_path_problem(path);

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "assignment_by_client.hpp"
+#include "assignor/host/formats/record_json.hpp"
 #include "json_text.hpp"
 
 namespace assignor::host {
@@ -43,67 +44,54 @@ using ordered_json = nlohmann::ordered_json;
 using detail::group_by_client;
 using detail::PerClient;
 
-ordered_json metrics_to_json(const Metrics& m) {
-  ordered_json out = ordered_json::object();
-  out["active_moves"] = m.active_moves;
-  out["restoring_actives"] = m.restoring_actives;
-  out["cold_actives"] = m.cold_actives;
-  out["warmups"] = m.warmups;
-  out["standbys"] = m.standbys;
-  out["standby_shortfall"] = m.standby_shortfall;
-  out["active_load_spread"] = m.active_load_spread;
-  out["total_load_spread"] = m.total_load_spread;
-  out["weighted_load_spread"] = m.weighted_load_spread;
-  out["max_subtopology_skew"] = m.max_subtopology_skew;
-  ordered_json skews = ordered_json::object();  // {"3": 4}: the sub-topologies not spread within one
-  for (const auto& [subtopology, skew] : m.subtopology_skews) skews[std::to_string(subtopology)] = skew;
-  out["subtopology_skews"] = std::move(skews);
-  out["cross_rack_traffic"] = m.cross_rack_traffic ? ordered_json(*m.cross_rack_traffic) : ordered_json(nullptr);
-  out["restore_offsets"] = m.restore_offsets;
-  out["thread_load_spread"] = m.thread_load_spread ? ordered_json(*m.thread_load_spread) : ordered_json(nullptr);
-  out["tag_spread_shortfall"] = m.tag_spread_shortfall ? ordered_json(*m.tag_spread_shortfall) : ordered_json(nullptr);
-  out["stateful_load_spread"] = m.stateful_load_spread;
-  out["stale_standbys"] = m.stale_standbys;
-  out["copy_restore_offsets"] = m.copy_restore_offsets;
-  out["colocated_standbys"] = m.colocated_standbys ? ordered_json(*m.colocated_standbys) : ordered_json(nullptr);
-  return out;
-}
+ordered_json probing_json(bool needed, std::int64_t after_ms) { return {{"needed", needed}, {"after_ms", after_ms}}; }
 
-Metrics metrics_from_json(const nlohmann::json& j) {
-  Metrics m;
-  auto u64 = [&](const char* key, std::uint64_t& out) {
-    if (j.contains(key) && j[key].is_number()) out = j[key].get<std::uint64_t>();
-  };
-  auto dbl = [&](const char* key, double& out) {
-    if (j.contains(key) && j[key].is_number()) out = j[key].get<double>();
-  };
-  auto opt = [&](const char* key, std::optional<std::uint64_t>& out) {
-    if (j.contains(key) && j[key].is_number()) out = j[key].get<std::uint64_t>();
-  };
-  u64("active_moves", m.active_moves);
-  u64("restoring_actives", m.restoring_actives);
-  u64("cold_actives", m.cold_actives);
-  u64("warmups", m.warmups);
-  u64("standbys", m.standbys);
-  u64("standby_shortfall", m.standby_shortfall);
-  dbl("active_load_spread", m.active_load_spread);
-  dbl("total_load_spread", m.total_load_spread);
-  dbl("weighted_load_spread", m.weighted_load_spread);
-  u64("max_subtopology_skew", m.max_subtopology_skew);
-  if (j.contains("subtopology_skews") && j["subtopology_skews"].is_object())
-    for (const auto& [id, skew] : j["subtopology_skews"].items())
-      if (skew.is_number()) m.subtopology_skews.emplace_back(std::stoi(id), skew.get<std::uint64_t>());
-  std::sort(m.subtopology_skews.begin(), m.subtopology_skews.end());  // by id, as computed
-  opt("cross_rack_traffic", m.cross_rack_traffic);
-  u64("restore_offsets", m.restore_offsets);
-  opt("thread_load_spread", m.thread_load_spread);
-  opt("tag_spread_shortfall", m.tag_spread_shortfall);
-  dbl("stateful_load_spread", m.stateful_load_spread);
-  u64("stale_standbys", m.stale_standbys);
-  u64("copy_restore_offsets", m.copy_restore_offsets);
-  opt("colocated_standbys", m.colocated_standbys);
-  return m;
+}  // namespace assignor::host
+
+namespace assignor {
+
+namespace {
+
+using host::record_json::adapted;
+using host::record_json::field;
+
+const auto kMetricsFields = std::make_tuple(
+    field("active_moves", &Metrics::active_moves), field("restoring_actives", &Metrics::restoring_actives),
+    field("cold_actives", &Metrics::cold_actives), field("warmups", &Metrics::warmups),
+    field("standbys", &Metrics::standbys), field("standby_shortfall", &Metrics::standby_shortfall),
+    field("active_load_spread", &Metrics::active_load_spread), field("total_load_spread", &Metrics::total_load_spread),
+    field("weighted_load_spread", &Metrics::weighted_load_spread),
+    field("max_subtopology_skew", &Metrics::max_subtopology_skew),
+    adapted(  // {"3": 4}: the sub-topologies not spread within one, by id
+        "subtopology_skews",
+        [](const Metrics& m) {
+          nlohmann::ordered_json skews = nlohmann::ordered_json::object();
+          for (const auto& [subtopology, skew] : m.subtopology_skews) skews[std::to_string(subtopology)] = skew;
+          return skews;
+        },
+        [](Metrics& m, const nlohmann::json& skews) {
+          m.subtopology_skews.clear();
+          for (const auto& [id, skew] : skews.items())
+            m.subtopology_skews.emplace_back(std::stoi(id), skew.get<std::uint64_t>());
+          std::sort(m.subtopology_skews.begin(), m.subtopology_skews.end());  // by id, as computed
+        }),
+    field("cross_rack_traffic", &Metrics::cross_rack_traffic), field("restore_offsets", &Metrics::restore_offsets),
+    field("thread_load_spread", &Metrics::thread_load_spread),
+    field("tag_spread_shortfall", &Metrics::tag_spread_shortfall),
+    field("stateful_load_spread", &Metrics::stateful_load_spread), field("stale_standbys", &Metrics::stale_standbys),
+    field("copy_restore_offsets", &Metrics::copy_restore_offsets),
+    field("colocated_standbys", &Metrics::colocated_standbys));
+
+}  // namespace
+
+void to_json(nlohmann::ordered_json& j, const Metrics& metrics) {
+  host::record_json::write(j, metrics, kMetricsFields);
 }
+void from_json(const nlohmann::json& j, Metrics& metrics) { host::record_json::read(j, metrics, kMetricsFields); }
+
+}  // namespace assignor
+
+namespace assignor::host {
 
 namespace {
 
@@ -215,11 +203,10 @@ std::string assignment_json(const Cluster& cluster, const AssignmentReport& repo
     out.append("\n    }");
   }
   out.append(cluster.client_count() == 0 ? "}" : "\n  }");
-  const ordered_json probing = {{"needed", report.assignment.probing_rebalance}, {"after_ms", report.probing_after_ms}};
   out.append(",\n  \"probing_rebalance\": ");
-  write_pretty(probing, out, 2);
+  write_pretty(probing_json(report.assignment.probing_rebalance, report.probing_after_ms), out, 2);
   out.append(",\n  \"metrics\": ");
-  write_pretty(metrics_to_json(report.metrics), out, 2);
+  write_pretty(ordered_json(report.metrics), out, 2);
   out.append(",\n  \"assign_ms\": ");
   out.append(ordered_json(report.assign_ms).dump());
   out.append("\n}\n");

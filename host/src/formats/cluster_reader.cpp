@@ -291,44 +291,23 @@ class ClusterParser {
 
     // previous_active before previous_standby whatever the key order, so that "in both lists" is
     // reported on the standby entry.
-    if (f.has(kPreviousActive)) {
-      const std::string list_place = join_place(place, "previous_active");
-      const Node& list = f.value(kPreviousActive);
-      r_.expect_list(list, list_place);
-      client.previous_active.reserve(list.size());
-      for (const Node& entry : list) {
-        const TaskIndex t = resolve_task(entry, list_place);
-        if (prev_owner_[t] == c)
-          r_.fail_at(entry, list_place, fmt::format("task '{}' is listed twice", entry.Scalar()));
-        if (prev_owner_[t] != kUnmarked) {
-          const Client& other = cluster_.clients[prev_owner_[t]];
-          r_.fail_at(entry, list_place,
-                     fmt::format("task '{}' is also previous active on client '{}' (line {}); a task has "
-                                 "at most one previous active client",
-                                 entry.Scalar(), other.id, client_line_[prev_owner_[t]]));
-        }
-        prev_owner_[t] = c;
-        client.previous_active.push_back(t);
-      }
-    }
-    if (f.has(kPreviousStandby)) {
-      const std::string list_place = join_place(place, "previous_standby");
-      const Node& list = f.value(kPreviousStandby);
-      r_.expect_list(list, list_place);
-      client.previous_standby.reserve(list.size());
-      for (const Node& entry : list) {
-        const TaskIndex t = resolve_task(entry, list_place);
-        if (standby_mark_[t] == c)
-          r_.fail_at(entry, list_place, fmt::format("task '{}' is listed twice", entry.Scalar()));
-        if (prev_owner_[t] == c)
-          r_.fail_at(entry, list_place,
-                     fmt::format("task '{}' is also in previous_active of this client; a client holds a "
-                                 "task as active or as standby, not both",
-                                 entry.Scalar()));
-        standby_mark_[t] = c;
-        client.previous_standby.push_back(t);
-      }
-    }
+    read_task_list(f, kPreviousActive, place, "previous_active", c, prev_owner_, client.previous_active,
+                   [&](const Node& entry, const std::string& list_place, TaskIndex t) {
+                     if (prev_owner_[t] == kUnmarked) return;
+                     const Client& other = cluster_.clients[prev_owner_[t]];
+                     r_.fail_at(entry, list_place,
+                                fmt::format("task '{}' is also previous active on client '{}' (line {}); a task has "
+                                            "at most one previous active client",
+                                            entry.Scalar(), other.id, client_line_[prev_owner_[t]]));
+                   });
+    read_task_list(f, kPreviousStandby, place, "previous_standby", c, standby_mark_, client.previous_standby,
+                   [&](const Node& entry, const std::string& list_place, TaskIndex t) {
+                     if (prev_owner_[t] == c)
+                       r_.fail_at(entry, list_place,
+                                  fmt::format("task '{}' is also in previous_active of this client; a client holds a "
+                                              "task as active or as standby, not both",
+                                              entry.Scalar()));
+                   });
 
     if (f.has(kPreviousByThread)) parse_threads(f.value(kPreviousByThread), place, client);
 
@@ -356,6 +335,25 @@ class ClusterParser {
   // previous_by_thread: {<thread name>: {active: [...], standby: [...]}}: which thread held which of
   // the client's previous tasks. Optional; every task must be in the client's own lists, on one
   // thread only, and there can be no more named threads than `threads`.
+  // A client's list of task ids (previous_active, previous_standby): each resolved, a task named
+  // twice refused (marks[t] == c: the list's marks), then the list's own rule `check`, then kept.
+  template <typename Check>
+  void read_task_list(const Fields& f, std::size_t key, const std::string& place, const char* name, ClientIndex c,
+                      std::vector<std::uint32_t>& marks, std::vector<TaskIndex>& into, Check check) {
+    if (!f.has(key)) return;
+    const std::string list_place = join_place(place, name);
+    const Node& list = f.value(key);
+    r_.expect_list(list, list_place);
+    into.reserve(list.size());
+    for (const Node& entry : list) {
+      const TaskIndex t = resolve_task(entry, list_place);
+      if (marks[t] == c) r_.fail_at(entry, list_place, fmt::format("task '{}' is listed twice", entry.Scalar()));
+      check(entry, list_place, t);
+      marks[t] = c;
+      into.push_back(t);
+    }
+  }
+
   void parse_threads(const Node& map, const std::string& place, Client& client) {
     const std::string map_place = join_place(place, "previous_by_thread");
     r_.expect_map(map, map_place);

@@ -22,17 +22,24 @@ using detail::append_int;
 using detail::append_json_string;
 using detail::append_uint;
 
+// `, "key": [a, b]` (or `{...}` with open '{'), each item written by append_item; nothing for an
+// empty list: the layout of every list and map of the file.
+template <typename List, typename AppendItem>
+void append_list(std::string& out, const char* key, char open, const List& list, AppendItem append_item) {
+  if (list.empty()) return;
+  out.append(", \"").append(key).append("\": ").push_back(open);
+  bool first = true;
+  for (const auto& item : list) {
+    if (!first) out.append(", ");
+    first = false;
+    append_item(item);
+  }
+  out.push_back(open == '[' ? ']' : '}');
+}
+
 void append_task_list(std::string& out, const char* key, const std::vector<TaskIndex>& tasks,
                       const std::vector<std::string>& ids) {
-  if (tasks.empty()) return;
-  out.append(", \"").append(key).append("\": [");
-  for (std::size_t i = 0; i < tasks.size(); ++i) {
-    if (i > 0) out.append(", ");
-    out.push_back('"');
-    out.append(ids[tasks[i]]);
-    out.push_back('"');
-  }
-  out.push_back(']');
+  append_list(out, key, '[', tasks, [&](TaskIndex t) { out.append("\"").append(ids[t]).push_back('"'); });
 }
 
 }  // namespace
@@ -66,54 +73,35 @@ std::string cluster_to_json(const Cluster& cluster) {
     const Task& task = cluster.tasks[t];
     out.append(t == 0 ? "\n" : ",\n");
     out.append("{\"id\": \"").append(ids[t]).push_back('"');
-    if (!task.stores.empty()) {
-      out.append(", \"stores\": [");
-      for (std::size_t k = 0; k < task.stores.size(); ++k) {
-        const Store& store = task.stores[k];
-        if (k > 0) out.append(", ");
-        out.append("{\"name\": ");
-        append_json_string(out, store.name);
-        if (store.logged) {
-          out.append(", \"changelog_end_offset\": ");
-          append_int(out, store.changelog_end_offset);
-        } else {
-          out.append(", \"logged\": false");
-        }
-        out.push_back('}');
+    append_list(out, "stores", '[', task.stores, [&](const Store& store) {
+      out.append("{\"name\": ");
+      append_json_string(out, store.name);
+      if (store.logged) {
+        out.append(", \"changelog_end_offset\": ");
+        append_int(out, store.changelog_end_offset);
+      } else {
+        out.append(", \"logged\": false");
       }
-      out.push_back(']');
-    }
+      out.push_back('}');
+    });
     if (task.weight != 1.0) {
       if (!std::isfinite(task.weight))
         throw std::invalid_argument("task " + ids[t] + ": weight is not a finite number");
       out.append(", \"weight\": ");
       fmt::format_to(std::back_inserter(out), "{}", task.weight);  // shortest round-trip form
     }
-    if (!task.partitions.empty()) {
-      out.append(", \"partitions\": [");
-      for (std::size_t i = 0; i < task.partitions.size(); ++i) {
-        const PartitionRef& p = task.partitions[i];
-        if (i > 0) out.append(", ");
-        out.append("{\"topic\": ");
-        append_json_string(out, p.topic);
-        out.append(", \"partition\": ");
-        append_int(out, p.partition);
-        if (!p.racks.empty()) {
-          out.append(", \"racks\": [");
-          // By name, not by index: rack indices depend on the order a reader met the names in.
-          by_name.assign(p.racks.begin(), p.racks.end());
-          std::sort(by_name.begin(), by_name.end(),
-                    [&](RackIndex a, RackIndex b) { return rack_rank.at(a) < rack_rank.at(b); });
-          for (std::size_t r = 0; r < by_name.size(); ++r) {
-            if (r > 0) out.append(", ");
-            append_json_string(out, cluster.racks.at(by_name[r]));
-          }
-          out.push_back(']');
-        }
-        out.push_back('}');
-      }
-      out.push_back(']');
-    }
+    append_list(out, "partitions", '[', task.partitions, [&](const PartitionRef& p) {
+      out.append("{\"topic\": ");
+      append_json_string(out, p.topic);
+      out.append(", \"partition\": ");
+      append_int(out, p.partition);
+      // By name, not by index: rack indices depend on the order a reader met the names in.
+      by_name.assign(p.racks.begin(), p.racks.end());
+      std::sort(by_name.begin(), by_name.end(),
+                [&](RackIndex a, RackIndex b) { return rack_rank.at(a) < rack_rank.at(b); });
+      append_list(out, "racks", '[', by_name, [&](RackIndex r) { append_json_string(out, cluster.racks.at(r)); });
+      out.push_back('}');
+    });
     out.push_back('}');
   }
   out.append("\n],\n\"clients\": [");
@@ -128,46 +116,26 @@ std::string cluster_to_json(const Cluster& cluster) {
       out.append(", \"rack\": ");
       append_json_string(out, cluster.racks.at(client.rack));
     }
-    if (!client.tags.empty()) {
-      out.append(", \"tags\": {");
-      bool first = true;
-      for (const auto& [key, value] : client.tags) {
-        if (!first) out.append(", ");
-        first = false;
-        append_json_string(out, key);
-        out.append(": ");
-        append_json_string(out, value);
-      }
-      out.push_back('}');
-    }
+    append_list(out, "tags", '{', client.tags, [&](const auto& tag) {
+      append_json_string(out, tag.first);
+      out.append(": ");
+      append_json_string(out, tag.second);
+    });
     append_task_list(out, "previous_active", client.previous_active, ids);
     append_task_list(out, "previous_standby", client.previous_standby, ids);
-    if (!client.threads_history.empty()) {
-      out.append(", \"previous_by_thread\": {");
-      for (std::size_t i = 0; i < client.threads_history.size(); ++i) {
-        const ThreadHistory& thread = client.threads_history[i];
-        if (i > 0) out.append(", ");
-        append_json_string(out, thread.name);
-        out.append(": {");
-        std::string roles;
-        append_task_list(roles, "active", thread.previous_active, ids);
-        append_task_list(roles, "standby", thread.previous_standby, ids);
-        if (!roles.empty()) out.append(std::string_view(roles).substr(2));  // drop the leading ", "
-        out.push_back('}');
-      }
+    append_list(out, "previous_by_thread", '{', client.threads_history, [&](const ThreadHistory& thread) {
+      append_json_string(out, thread.name);
+      out.append(": {");
+      std::string roles;
+      append_task_list(roles, "active", thread.previous_active, ids);
+      append_task_list(roles, "standby", thread.previous_standby, ids);
+      if (!roles.empty()) out.append(std::string_view(roles).substr(2));  // drop the leading ", "
       out.push_back('}');
-    }
-    if (!client.offset_sums.empty()) {
-      out.append(", \"offset_sums\": {");
-      for (std::size_t i = 0; i < client.offset_sums.size(); ++i) {
-        if (i > 0) out.append(", ");
-        out.push_back('"');
-        out.append(ids.at(client.offset_sums[i].task));
-        out.append("\": ");
-        append_int(out, client.offset_sums[i].sum);
-      }
-      out.push_back('}');
-    }
+    });
+    append_list(out, "offset_sums", '{', client.offset_sums, [&](const auto& offset_sum) {
+      out.append("\"").append(ids.at(offset_sum.task)).append("\": ");
+      append_int(out, offset_sum.sum);
+    });
     out.push_back('}');
   }
   out.append("\n]}\n");

@@ -13,6 +13,7 @@
 #include "assignor/errors.hpp"
 #include "assignor/host/formats/assignment_io.hpp"
 #include "assignor/host/formats/cluster_writer.hpp"
+#include "assignor/host/formats/record_json.hpp"
 #include "assignor/host/formats/text_file.hpp"
 #include "assignor/host/import/kafka_log.hpp"
 #include "assignor/host/support/logging.hpp"
@@ -31,6 +32,20 @@ namespace fs = std::filesystem;
 namespace {
 
 using ordered_json = nlohmann::ordered_json;
+
+using record_json::field;
+using Imported = ImportedRebalance;
+// A rebalance as index.json lists it (replay reads it back).
+const auto kRebalanceFields = std::make_tuple(
+    field("name", &Imported::name), field("timestamp", &Imported::timestamp), field("time_ms", &Imported::time_ms),
+    field("source", &Imported::source), field("instance", &Imported::instance),
+    field("kafka_variant", &Imported::variant), field("clients", &Imported::clients), field("tasks", &Imported::tasks),
+    field("logged_tasks", &Imported::logged_tasks), field("probing", &Imported::probing),
+    field("standbys", &Imported::standbys), field("warmups", &Imported::warmups),
+    field("settings_from", &Imported::settings_from), field("num_standby_replicas", &Imported::num_standby_replicas),
+    field("num_standby_replicas_inferred", &Imported::standbys_inferred),
+    field("warmups_told_apart", &Imported::warmups_told_apart),
+    field("warmups_chosen_by_lag_among_equals", &Imported::warmups_by_lag), field("notes", &Imported::notes));
 
 void write_file(const fs::path& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -372,34 +387,14 @@ ImportResult import_kafka_logs(const ImportOptions& options) {
   return result;
 }
 
+void to_json(nlohmann::ordered_json& j, const ImportedRebalance& r) { record_json::write(j, r, kRebalanceFields); }
+void from_json(const nlohmann::json& j, ImportedRebalance& r) { record_json::read(j, r, kRebalanceFields); }
+
 std::string import_index_json(const ImportResult& result) {
-  ordered_json rebalances = ordered_json::array();
-  for (const auto& r : result.rebalances) {
-    ordered_json e;
-    e["name"] = r.name;
-    e["timestamp"] = r.timestamp;
-    e["time_ms"] = r.time_ms ? ordered_json(*r.time_ms) : ordered_json(nullptr);
-    e["source"] = r.source;
-    e["instance"] = r.instance;
-    e["kafka_variant"] = r.variant;
-    e["clients"] = r.clients;
-    e["tasks"] = r.tasks;
-    e["logged_tasks"] = r.logged_tasks;
-    e["probing"] = r.probing;
-    e["standbys"] = r.standbys;
-    e["warmups"] = r.warmups;
-    e["settings_from"] = r.settings_from;
-    e["num_standby_replicas"] = r.num_standby_replicas;
-    e["num_standby_replicas_inferred"] = r.standbys_inferred;
-    e["warmups_told_apart"] = r.warmups_told_apart;
-    e["warmups_chosen_by_lag_among_equals"] = r.warmups_by_lag;
-    e["notes"] = r.notes;
-    rebalances.push_back(std::move(e));
-  }
   ordered_json out;
   out["version"] = 1;
   out["kafka_assignor"] = "HighAvailabilityTaskAssignor";
-  out["rebalances"] = std::move(rebalances);
+  out["rebalances"] = result.rebalances;
   out["warnings"] = result.warnings;
   out["duplicates_skipped"] = result.duplicates;
   return pretty_json(out);
@@ -450,27 +445,12 @@ std::vector<ImportedRebalance> read_import_index(const fs::path& dir) {
       const auto& e = list[i];
       const std::string place = fmt::format("{}: rebalances[{}]", where, i);
       if (!e.is_object()) throw InputError(fmt::format("{}: expected an object", place));
-      ImportedRebalance r;
-      r.name = e.at("name").get<std::string>();
+      const ImportedRebalance r = e.get<ImportedRebalance>();
       if (r.name.empty() || r.name.find('/') != std::string::npos || r.name.find("..") != std::string::npos ||
           first_control_character(r.name) != std::string::npos || invalid_utf8_at(r.name) != std::string::npos)
         throw InputError(fmt::format("{}: name '{}' is not a file name", place, printable(r.name)));
       if (!names.insert(r.name).second)
         throw InputError(fmt::format("{}: name '{}' is listed twice", place, printable(r.name)));
-      r.timestamp = e.value("timestamp", "");
-      if (e.contains("time_ms") && e["time_ms"].is_number_integer()) r.time_ms = e["time_ms"].get<std::int64_t>();
-      r.source = e.value("source", "");
-      r.instance = e.value("instance", "");
-      r.variant = e.value("kafka_variant", "");
-      r.clients = e.value("clients", std::size_t{0});
-      r.tasks = e.value("tasks", std::size_t{0});
-      r.logged_tasks = e.value("logged_tasks", std::size_t{0});
-      r.probing = e.value("probing", false);
-      r.standbys = e.value("standbys", std::size_t{0});
-      r.warmups = e.value("warmups", std::size_t{0});
-      r.settings_from = e.value("settings_from", "");
-      r.standbys_inferred = e.value("num_standby_replicas_inferred", false);
-      r.num_standby_replicas = e.value("num_standby_replicas", 0u);
       out.push_back(std::move(r));
     }
   } catch (const nlohmann::json::exception& e) {

@@ -29,7 +29,7 @@ constexpr std::size_t kListedValidationErrors = 10;
 
 std::string ms_text(double v) { return fmt::format("{:.3f}", v); }
 
-// Milliseconds rounded to the nanosecond for JSON and CSV: finer digits are noise.
+// Milliseconds rounded to the nanosecond for CSV, as in the JSON: finer digits are noise.
 double nanosecond_ms(double v) { return std::round(v * 1e6) / 1e6; }
 
 // ---- table ----------------------------------------------------------------------------------
@@ -51,7 +51,7 @@ std::vector<std::string> table_cells(const CompareRow& row, std::size_t n_column
     return cells;
   }
   if (row.ran != row.strategy) cells[1] = "ok*";
-  const ordered_json metrics = metrics_to_json(row.metrics);
+  const ordered_json metrics = row.metrics;
   for (const auto& name : metric_names()) cells.push_back(metric_text(metrics[name], "n/a"));
   cells.push_back(row.probing_rebalance ? "yes" : "no");
   cells.push_back(ms_text(row.assign_ms.median));
@@ -265,54 +265,7 @@ std::string compare_table(const Comparison& comparison) {
   return out;
 }
 
-ordered_json compare_json(const Comparison& comparison) {
-  ordered_json out = ordered_json::object();
-  out["runs"] = comparison.runs;
-  out["strategies"] = comparison.strategies;
-  ordered_json scenarios = ordered_json::array();
-  for (const auto& s : comparison.scenarios) {
-    ordered_json js = ordered_json::object();
-    js["name"] = s.name;
-    js["source"] = s.source;
-    js["tasks"] = s.tasks;
-    js["stateful_tasks"] = s.stateful_tasks;
-    js["clients"] = s.clients;
-    js["threads"] = s.threads;
-    ordered_json results = ordered_json::array();
-    for (const auto& row : s.rows) {
-      ordered_json r = ordered_json::object();
-      r["strategy"] = row.strategy;
-      r["status"] = to_string(row.status);
-      r["ran"] = row.ran;
-      const bool ok = row.status == CompareStatus::ok;
-      r["error"] = ok ? ordered_json(nullptr) : ordered_json(row.error);
-      r["validation_errors"] = row.validation_errors;
-      r["notes"] = row.notes;
-      if (ok) {
-        r["probing_rebalance"] = {{"needed", row.probing_rebalance}, {"after_ms", row.probing_after_ms}};
-        r["metrics"] = metrics_to_json(row.metrics);
-        r["assign_ms"] = {{"median", nanosecond_ms(row.assign_ms.median)},
-                          {"min", nanosecond_ms(row.assign_ms.min)},
-                          {"max", nanosecond_ms(row.assign_ms.max)},
-                          {"runs", row.assign_ms.runs}};
-      } else {
-        r["probing_rebalance"] = nullptr;
-        r["metrics"] = nullptr;
-        r["assign_ms"] = nullptr;
-      }
-      if (comparison.simulated) {
-        r["simulation"] = row.simulation ? summary_to_json(*row.simulation) : ordered_json(nullptr);
-        r["simulation_error"] =
-            row.simulation_error.empty() ? ordered_json(nullptr) : ordered_json(row.simulation_error);
-      }
-      results.push_back(std::move(r));
-    }
-    js["results"] = std::move(results);
-    scenarios.push_back(std::move(js));
-  }
-  out["scenarios"] = std::move(scenarios);
-  return out;
-}
+ordered_json compare_json(const Comparison& comparison) { return comparison; }
 
 std::string compare_csv(const Comparison& comparison) {
   const std::vector<std::string> metrics = metric_names();
@@ -369,7 +322,7 @@ std::string compare_csv(const Comparison& comparison) {
       std::vector<std::string> f{s.name, row.strategy, to_string(row.status), row.ran};
       if (row.status == CompareStatus::ok) {
         // Full precision here (machines read it): shortest text that reads back to the same double.
-        const ordered_json values = metrics_to_json(row.metrics);
+        const ordered_json values = row.metrics;
         for (const auto& name : metrics) f.push_back(values[name].is_null() ? "" : values[name].dump());
         f.push_back(row.probing_rebalance ? "true" : "false");
         f.push_back(fmt::format("{}", row.probing_after_ms));
@@ -464,7 +417,7 @@ std::string compare_html(const Comparison& comparison, const std::vector<std::st
       for (std::size_t r = 0; r < comparison.scenarios[g].rows.size(); ++r) {
         const CompareRow& row = comparison.scenarios[g].rows[r];
         if (row.status != CompareStatus::ok) continue;
-        const ordered_json value = metrics_to_json(row.metrics).value(name, ordered_json());
+        const ordered_json value = nlohmann::ordered_json(row.metrics).value(name, ordered_json());
         Bar& bar = chart.bars[g][r];
         if (value.is_number())
           bar.value = value.get<double>();
@@ -512,7 +465,7 @@ std::string compare_html(const Comparison& comparison, const std::vector<std::st
       std::string notes;
       for (const auto& n : row.notes) notes += (notes.empty() ? "" : "; ") + n;
       if (row.status == CompareStatus::ok) {
-        const ordered_json values = metrics_to_json(row.metrics);
+        const ordered_json values = row.metrics;
         for (const auto& name : metrics) cells.push_back(metric_text(values[name], "n/a"));
         cells.push_back(row.probing_rebalance ? "yes" : "no");
         cells.push_back(ms_text(row.assign_ms.median));

@@ -47,23 +47,6 @@ const InTimeRun* calibration_run(const InTimeReplay& r) {
 
 ordered_json optional_ms(const std::optional<std::int64_t>& v) { return v ? ordered_json(*v) : ordered_json(nullptr); }
 
-ordered_json path_json(const std::vector<InTimeStep>& path) {
-  ordered_json out = ordered_json::array();
-  for (const auto& s : path) {
-    ordered_json j;
-    j["at_ms"] = s.at_ms;
-    j["cause"] = s.cause;
-    j["probing"] = s.probing;
-    j["revoked"] = s.revoked;
-    j["clients"] = s.clients;
-    j["active_moves"] = s.active_moves;
-    j["warmups"] = s.warmups;
-    j["events"] = s.events;
-    out.push_back(std::move(j));
-  }
-  return out;
-}
-
 std::string duration_or_dash(const std::optional<std::int64_t>& ms) { return ms ? format_duration_ms(*ms) : "-"; }
 
 // The calibration errors: (rebalances, time to converged), simulated against real.
@@ -126,7 +109,7 @@ nlohmann::ordered_json in_time_json(const InTimeReplay& r) {
   settings["client_restore_rates"] = s.client_rates;
   settings["notes"] = s.notes;
   timeline["settings"] = std::move(settings);
-  timeline["path"] = path_json(r.real_path);
+  timeline["path"] = r.real_path;
 
   ordered_json runs = ordered_json::array();
   for (const auto& run : r.runs) {
@@ -148,7 +131,7 @@ nlohmann::ordered_json in_time_json(const InTimeReplay& r) {
     j["followup_rebalances"] = run.summary.followup_rounds;
     j["probing_rebalances"] = run.summary.probing_rounds;
     j["error"] = run.error.empty() ? ordered_json(nullptr) : ordered_json(run.error);
-    j["path"] = path_json(run.path);
+    j["path"] = run.path;
     runs.push_back(std::move(j));
   }
   ordered_json out;

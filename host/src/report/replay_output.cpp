@@ -88,7 +88,7 @@ std::string replay_table(const Replay& r) {
   rows.push_back(bottom);
   auto cells = [&](const Metrics& m) {
     std::vector<std::string> c;
-    const ordered_json j = metrics_to_json(m);
+    const ordered_json j = m;
     for (const auto& name : kTableMetrics) c.push_back(metric_text(j[name], "n/a"));
     return c;
   };
@@ -178,7 +178,7 @@ ordered_json replay_json(const Replay& r) {
     e["source"] = rb.entry.source;
     e["clients"] = rb.entry.clients;
     e["tasks"] = rb.entry.tasks;
-    e["kafka"] = {{"probing_rebalance", rb.kafka_probing}, {"metrics", metrics_to_json(rb.kafka)}};
+    e["kafka"] = {{"probing_rebalance", rb.kafka_probing}, {"metrics", nlohmann::ordered_json(rb.kafka)}};
     ordered_json runs = ordered_json::object();
     for (const auto& run : rb.runs) {
       ordered_json j;
@@ -188,7 +188,7 @@ ordered_json replay_json(const Replay& r) {
       } else {
         j["same_as_kafka"] = run.same_as_kafka;
         j["probing_rebalance"] = run.probing;
-        j["metrics"] = metrics_to_json(run.metrics);
+        j["metrics"] = nlohmann::ordered_json(run.metrics);
         j["differences"] = run.differences;
         j["assign_ms"] = run.ms;
       }
@@ -228,7 +228,7 @@ std::string replay_csv(const Replay& r) {
                                same,
                                ok ? (probing ? "true" : "false") : ""};
     if (m != nullptr) {
-      const ordered_json j = metrics_to_json(*m);
+      const ordered_json j = *m;
       for (const auto& name : metrics) f.push_back(metric_text(j[name], ""));
     } else {
       f.resize(f.size() + metrics.size());

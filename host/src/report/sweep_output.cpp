@@ -47,6 +47,14 @@ std::string outcome(const SweepRun& r) {
   return r.summary->converged ? "converged" : r.summary->stalled ? "stalled" : "round limit";
 }
 
+// A run's first cells in the table and the report: its scenario, its combination's values, its outcome.
+std::vector<std::string> run_cells(const Sweep& s, const SweepRun& r) {
+  std::vector<std::string> cells{s.scenarios[r.scenario]};
+  cells.insert(cells.end(), s.combinations[r.combination].begin(), s.combinations[r.combination].end());
+  cells.push_back(outcome(r));
+  return cells;
+}
+
 std::string duration(const std::optional<std::int64_t>& ms, const char* none) {
   return ms ? format_duration_ms(*ms) : none;
 }
@@ -99,9 +107,7 @@ std::string sweep_table(const Sweep& s) {
   std::vector<bool> right(head.size(), false);
   for (std::size_t i = 1 + s.keys.size() + 1; i < head.size(); ++i) right[i] = true;
   for (const auto& r : s.runs) {
-    std::vector<std::string> row{s.scenarios[r.scenario]};
-    for (const auto& v : s.combinations[r.combination]) row.push_back(v);
-    row.push_back(outcome(r));
+    std::vector<std::string> row = run_cells(s, r);
     if (r.summary) {
       const auto& x = *r.summary;
       for (const std::string& v : {fmt::format("{}", x.rounds), duration(x.time_to_balanced_ms, "never"),
@@ -263,9 +269,7 @@ std::string sweep_html(const Sweep& s) {
   for (const char* h : {"outcome", "rounds", "converged after", "restoring", "under-replicated", "active moves"})
     table.header.emplace_back(h);
   for (const auto& r : s.runs) {
-    std::vector<std::string> row{s.scenarios[r.scenario]};
-    for (const auto& v : s.combinations[r.combination]) row.push_back(v);
-    row.push_back(outcome(r));
+    std::vector<std::string> row = run_cells(s, r);
     if (r.summary) {
       const auto& x = *r.summary;
       for (const std::string& v :

@@ -12,12 +12,12 @@ namespace assignor::host::detail {
 
 using ordered_json = nlohmann::ordered_json;
 
-// The metrics as the SDK reports them (metrics_to_json: DESIGN 4.5 plus any the SDK adds), so that a
+// The metrics as the SDK reports them (their JSON, assignment_io.hpp: DESIGN 4.5 plus any the SDK adds), so that a
 // new metric shows up in every format without touching this file. Figures only: a detail object
 // (subtopology_skews) stays in the JSON outputs, not in table columns.
 std::vector<std::string> metric_names() {
   std::vector<std::string> names;
-  const ordered_json metrics = metrics_to_json(Metrics{});  // named: items() must not outlive it
+  const ordered_json metrics = Metrics{};  // named: items() must not outlive it
   for (const auto& item : metrics.items())
     if (!item.value().is_structured()) names.push_back(item.key());
   return names;

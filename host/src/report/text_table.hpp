@@ -11,7 +11,7 @@
 
 namespace assignor::host::detail {
 
-// The metrics as the SDK reports them (metrics_to_json: DESIGN 4.5 plus any the SDK adds), so that
+// The metrics as the SDK reports them (their JSON, assignment_io.hpp: DESIGN 4.5 plus any the SDK adds), so that
 // a new metric shows up in every format without touching the tools.
 std::vector<std::string> metric_names();
 

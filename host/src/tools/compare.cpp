@@ -3,14 +3,17 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <system_error>
 #include <utility>
 
 #include "assignor/errors.hpp"
 #include "assignor/host/formats/assignment_io.hpp"
 #include "assignor/host/formats/cluster_reader.hpp"
+#include "assignor/host/formats/record_json.hpp"
 #include "assignor/host/formats/text_file.hpp"
 #include "assignor/host/import/importer.hpp"
 #include "assignor/host/process/parallel.hpp"
@@ -74,43 +77,130 @@ CompareRow run_one(const PluginRegistry& registry, const Config& config, const C
   return row;
 }
 
-// A row as JSON and back (rows cross from the worker processes): every field.
-nlohmann::json row_to_json(const CompareRow& r) {
-  nlohmann::json j;
-  j["strategy"] = r.strategy;
-  j["ran"] = r.ran;
-  j["status"] = static_cast<int>(r.status);
-  j["error"] = r.error;
-  j["validation_errors"] = r.validation_errors;
-  j["notes"] = r.notes;
-  j["metrics"] = metrics_to_json(r.metrics);
-  j["probing_rebalance"] = r.probing_rebalance;
-  j["probing_after_ms"] = r.probing_after_ms;
-  j["assign_ms"] = {r.assign_ms.median, r.assign_ms.min, r.assign_ms.max, r.assign_ms.runs};
-  if (r.simulation) j["simulation"] = summary_to_json(*r.simulation);
-  j["simulation_error"] = r.simulation_error;
-  return j;
+using record_json::adapted;
+using record_json::computed;
+using record_json::field;
+
+// Milliseconds rounded to the nanosecond for JSON: finer digits are noise.
+double nanosecond_ms(double v) { return std::round(v * 1e6) / 1e6; }
+
+const auto kTimingFields = std::make_tuple(field("median", &Timing::median), field("min", &Timing::min),
+                                           field("max", &Timing::max), field("runs", &Timing::runs));
+
+CompareStatus status_named(const std::string& name) {
+  for (const CompareStatus status : {CompareStatus::ok, CompareStatus::invalid, CompareStatus::failed})
+    if (name == to_string(status)) return status;
+  throw std::invalid_argument("unknown compare status '" + name + "'");
 }
 
-CompareRow row_from_json(const nlohmann::json& j) {
-  CompareRow r;
-  r.strategy = j["strategy"].get<std::string>();
-  r.ran = j["ran"].get<std::string>();
-  r.status = static_cast<CompareStatus>(j["status"].get<int>());
-  r.error = j["error"].get<std::string>();
-  r.validation_errors = j["validation_errors"].get<std::vector<std::string>>();
-  r.notes = j["notes"].get<std::vector<std::string>>();
-  r.metrics = metrics_from_json(j["metrics"]);
-  r.probing_rebalance = j["probing_rebalance"].get<bool>();
-  r.probing_after_ms = j["probing_after_ms"].get<std::int64_t>();
-  const auto& t = j["assign_ms"];
-  r.assign_ms = {t[0].get<double>(), t[1].get<double>(), t[2].get<double>(), t[3].get<std::uint32_t>()};
-  if (j.contains("simulation")) r.simulation = summary_from_json(j["simulation"]);
-  r.simulation_error = j["simulation_error"].get<std::string>();
-  return r;
+bool simulated(const CompareRow& r) { return r.simulation || !r.simulation_error.empty(); }
+
+// A field of a row that means something only when the row is ok: null otherwise (and read back as
+// the default).
+template <typename Get>
+auto when_ok(Get get) {
+  return [get](const CompareRow& r) {
+    return r.status == CompareStatus::ok ? nlohmann::ordered_json(get(r)) : nlohmann::ordered_json(nullptr);
+  };
 }
+
+// Null for an empty text.
+nlohmann::ordered_json text_or_null(const std::string& text) {
+  return text.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(text);
+}
+
+const auto kRowFields = std::make_tuple(
+    field("strategy", &CompareRow::strategy),
+    adapted(
+        "status", [](const CompareRow& r) { return to_string(r.status); },
+        [](CompareRow& r, const nlohmann::json& v) { r.status = status_named(v.get<std::string>()); }),
+    field("ran", &CompareRow::ran),
+    adapted(
+        "error",
+        [](const CompareRow& r) { return r.status == CompareStatus::ok ? std::nullopt : std::optional(r.error); },
+        [](CompareRow& r, const nlohmann::json& v) { r.error = v.is_null() ? "" : v.get<std::string>(); }),
+    field("validation_errors", &CompareRow::validation_errors), field("notes", &CompareRow::notes),
+    adapted("probing_rebalance",
+            when_ok([](const CompareRow& r) { return probing_json(r.probing_rebalance, r.probing_after_ms); }),
+            [](CompareRow& r, const nlohmann::json& v) {
+              if (v.is_null()) return;
+              r.probing_rebalance = v.at("needed").get<bool>();
+              r.probing_after_ms = v.at("after_ms").get<std::int64_t>();
+            }),
+    adapted("metrics", when_ok([](const CompareRow& r) { return r.metrics; }),
+            [](CompareRow& r, const nlohmann::json& v) {
+              if (!v.is_null()) r.metrics = v.get<Metrics>();
+            }),
+    adapted("assign_ms", when_ok([](const CompareRow& r) {
+              const Timing rounded{nanosecond_ms(r.assign_ms.median), nanosecond_ms(r.assign_ms.min),
+                                   nanosecond_ms(r.assign_ms.max), r.assign_ms.runs};
+              nlohmann::ordered_json j;
+              record_json::write(j, rounded, kTimingFields);
+              return j;
+            }),
+            [](CompareRow& r, const nlohmann::json& v) {
+              if (!v.is_null()) record_json::read(v, r.assign_ms, kTimingFields);
+            }),
+    // compare --simulate's: both keys on a simulated row (a simulated comparison's JSON adds them,
+    // null, to its rows that did not get as far).
+    adapted(
+        "simulation",
+        [](const CompareRow& r) {
+          return record_json::OmittedWhenEmpty<nlohmann::ordered_json>{
+              simulated(r) ? std::optional(r.simulation ? nlohmann::ordered_json(*r.simulation)
+                                                        : nlohmann::ordered_json(nullptr))
+                           : std::nullopt};
+        },
+        [](CompareRow& r, const nlohmann::json& v) {
+          if (!v.is_null()) r.simulation = v.get<SimulationSummary>();
+        }),
+    adapted(
+        "simulation_error",
+        [](const CompareRow& r) {
+          return record_json::OmittedWhenEmpty<nlohmann::ordered_json>{
+              simulated(r) ? std::optional(text_or_null(r.simulation_error)) : std::nullopt};
+        },
+        [](CompareRow& r, const nlohmann::json& v) { r.simulation_error = v.is_null() ? "" : v.get<std::string>(); }));
 
 }  // namespace
+
+void to_json(nlohmann::ordered_json& j, const CompareRow& row) { record_json::write(j, row, kRowFields); }
+void from_json(const nlohmann::json& j, CompareRow& row) { record_json::read(j, row, kRowFields); }
+
+namespace {
+
+using record_json::computed;
+using record_json::field;
+using S = ScenarioComparison;
+
+const auto kScenarioFields =
+    std::make_tuple(field("name", &S::name), field("source", &S::source), field("tasks", &S::tasks),
+                    field("stateful_tasks", &S::stateful_tasks), field("clients", &S::clients),
+                    field("threads", &S::threads), field("results", &S::rows));
+
+const auto kComparisonFields =
+    std::make_tuple(field("runs", &Comparison::runs), field("strategies", &Comparison::strategies),
+                    computed("scenarios", [](const Comparison& c) {
+                      nlohmann::ordered_json scenarios = c.scenarios;
+                      // A simulated comparison: every row has both simulation keys, null where it did not get as far.
+                      if (c.simulated)
+                        for (auto& scenario : scenarios)
+                          for (auto& row : scenario["results"])
+                            if (!row.contains("simulation")) {
+                              row["simulation"] = nullptr;
+                              row["simulation_error"] = nullptr;
+                            }
+                      return scenarios;
+                    }));
+
+}  // namespace
+
+void to_json(nlohmann::ordered_json& j, const ScenarioComparison& scenario) {
+  record_json::write(j, scenario, kScenarioFields);
+}
+void to_json(nlohmann::ordered_json& j, const Comparison& comparison) {
+  record_json::write(j, comparison, kComparisonFields);
+}
 
 const char* to_string(CompareStatus status) noexcept {
   switch (status) {
@@ -231,7 +321,7 @@ Comparison compare_strategies(const PluginRegistry& registry, const Config& conf
                                      scenarios[si].source));
       }
     }
-    nlohmann::json j = row_to_json(row);
+    nlohmann::ordered_json j = row;
     j["scenario_tasks"] = cluster.task_count();
     j["scenario_clients"] = cluster.client_count();
     j["scenario_threads"] = cluster.total_threads();
@@ -263,7 +353,7 @@ Comparison compare_strategies(const PluginRegistry& registry, const Config& conf
         sc.threads = j["scenario_threads"].get<std::uint64_t>();
         sc.stateful_tasks = j["scenario_stateful_tasks"].get<std::size_t>();
       }
-      sc.rows.push_back(row_from_json(j));
+      sc.rows.push_back(j.get<CompareRow>());
     }
     out.scenarios.push_back(std::move(sc));
   }

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "assignor/errors.hpp"
+#include "assignor/host/formats/record_json.hpp"
 #include "assignor/host/process/parallel.hpp"
 #include "assignor/host/run/runner.hpp"
 #include "assignor/host/support/logging.hpp"
@@ -56,26 +57,22 @@ std::vector<SimulationEvent> simulation_events(const RealTimeline& t) {
   return out;
 }
 
-nlohmann::json step_to_json(const InTimeStep& s) {
-  return {{"at_ms", s.at_ms},     {"cause", s.cause},     {"probing", s.probing},
-          {"revoked", s.revoked}, {"clients", s.clients}, {"active_moves", s.active_moves},
-          {"warmups", s.warmups}, {"events", s.events}};
-}
+}  // namespace
 
-InTimeStep step_from_json(const nlohmann::json& j) {
-  InTimeStep s;
-  s.at_ms = j["at_ms"].get<std::int64_t>();
-  s.cause = j["cause"].get<std::string>();
-  s.probing = j["probing"].get<bool>();
-  s.revoked = j["revoked"].get<std::uint64_t>();
-  s.clients = j["clients"].get<std::size_t>();
-  s.active_moves = j["active_moves"].get<std::uint64_t>();
-  s.warmups = j["warmups"].get<std::uint64_t>();
-  s.events = j["events"].get<std::vector<std::string>>();
-  return s;
-}
+namespace {
+
+using record_json::field;
+using S = InTimeStep;
+
+const auto kStepFields = std::make_tuple(field("at_ms", &S::at_ms), field("cause", &S::cause),
+                                         field("probing", &S::probing), field("revoked", &S::revoked),
+                                         field("clients", &S::clients), field("active_moves", &S::active_moves),
+                                         field("warmups", &S::warmups), field("events", &S::events));
 
 }  // namespace
+
+void to_json(nlohmann::ordered_json& j, const InTimeStep& step) { record_json::write(j, step, kStepFields); }
+void from_json(const nlohmann::json& j, InTimeStep& step) { record_json::read(j, step, kStepFields); }
 
 std::string kafka_named_strategy(const std::string& kafka_assignor) {
   if (kafka_assignor == "HighAvailabilityTaskAssignor") return "high_availability";
@@ -140,17 +137,17 @@ InTimeReplay replay_in_time(const PluginRegistry& registry, const fs::path& dir,
         ++compared;
         if (same_decision(decision_by_client(state, decided), read_logged_decision(dir, logged[round - 1]))) ++equal;
       };
-    nlohmann::json path = nlohmann::json::array();
+    nlohmann::ordered_json path = nlohmann::ordered_json::array();
     run.on_round = [&](const SimulationRound& r) {
       InTimeStep s{
           r.at_ms - base.rebalance_ms, r.cause, r.probing_rebalance, r.revoked, r.clients, r.metrics.active_moves,
           r.metrics.warmups,           r.events};
-      path.push_back(step_to_json(s));
+      path.push_back(s);
     };
     const QuietLog quiet;  // stalls and round limits are in the summaries
     try {
       const SimulationResult r = simulate(registry, config, t.start, run);
-      j["summary"] = summary_to_json(r.summary);
+      j["summary"] = nlohmann::ordered_json(r.summary);
     } catch (const AssignmentFailed& e) {
       j["error"] = e.what();
     }
@@ -169,8 +166,8 @@ InTimeReplay replay_in_time(const PluginRegistry& registry, const fs::path& dir,
     run.strategy = strategies[i];
     run.calibration = i == 0;
     if (j.contains("error")) run.error = j["error"].get<std::string>();
-    if (j.contains("summary")) run.summary = summary_from_json(j["summary"]);
-    for (const auto& s : j["path"]) run.path.push_back(step_from_json(s));
+    if (j.contains("summary")) run.summary = j["summary"].get<SimulationSummary>();
+    run.path = j["path"].get<std::vector<InTimeStep>>();
     if (!run.path.empty() && run.summary.time_to_converged_ms)
       run.time_to_converged_ms = run.path.back().at_ms - run.path.front().at_ms;
     if (!j.contains("summary")) run.summary.rounds = static_cast<std::uint32_t>(run.path.size());

@@ -1,90 +1,52 @@
-// The simulation's records as JSON: a round and the summary out (simulate --json, the report),
-// the summary back in (compare reads a run's summary).
-#include "assignor/host/tools/simulation.hpp"
+// The simulation's records as JSON (DESIGN 4.6), each a list of its fields: a round and the summary
+// out (simulate --json, the report), the summary back in (compare and sweep read their workers').
+#include <cmath>
+#include <tuple>
 
 #include "assignor/host/formats/assignment_io.hpp"
+#include "assignor/host/formats/record_json.hpp"
+#include "assignor/host/tools/simulation.hpp"
 
 namespace assignor::host {
 
 namespace {
 
-template <typename T>
-nlohmann::ordered_json optional_json(const std::optional<T>& value) {
-  return value ? nlohmann::ordered_json(*value) : nlohmann::ordered_json(nullptr);
-}
+using record_json::computed;
+using record_json::field;
+using R = SimulationRound;
+using S = SimulationSummary;
+
+const auto kRoundFields = std::make_tuple(
+    field("round", &R::round), field("strategy", &R::strategy),
+    computed("used_fallback",  // only on the rounds that used it
+             [](const R& r) {
+               return record_json::OmittedWhenEmpty<bool>{r.used_fallback ? std::optional(true) : std::nullopt};
+             }),
+    field("clients", &R::clients), field("metrics", &R::metrics),
+    computed("probing_rebalance", [](const R& r) { return probing_json(r.probing_rebalance, r.probing_after_ms); }),
+    field("balanced", &R::balanced),
+    computed("assign_ms", [](const R& r) { return std::round(r.assign_ms * 1000) / 1000; }),  // to the microsecond
+    field("events", &R::events), field("at_ms", &R::at_ms), field("cause", &R::cause), field("revoked", &R::revoked),
+    field("restoring_task_ms", &R::restoring_task_ms), field("replayed_offsets", &R::replayed_offsets),
+    field("restoring_copies", &R::restoring_copies), field("under_replicated_task_ms", &R::under_replicated_task_ms),
+    field("standby_moves", &R::standby_moves), field("slowest_restore_ms", &R::slowest_restore_ms));
+
+const auto kSummaryFields = std::make_tuple(
+    field("converged", &S::converged), field("stalled", &S::stalled), field("rounds", &S::rounds),
+    field("active_moves", &S::active_moves), field("restore_offsets", &S::restore_offsets),
+    field("first_balanced_round", &S::first_balanced_round), field("warmups", &S::warmups),
+    field("probing_rounds", &S::probing_rounds), field("strategy", &S::strategy),
+    field("time_to_balanced_ms", &S::time_to_balanced_ms), field("time_to_converged_ms", &S::time_to_converged_ms),
+    field("restoring_task_ms", &S::restoring_task_ms), field("under_replicated_task_ms", &S::under_replicated_task_ms),
+    field("replayed_offsets", &S::replayed_offsets), field("peak_restoring_copies", &S::peak_restoring_copies),
+    field("max_rounds_reached", &S::max_rounds_reached), field("followup_rounds", &S::followup_rounds));
 
 }  // namespace
 
-nlohmann::ordered_json round_to_json(const SimulationRound& round) {
-  nlohmann::ordered_json out = nlohmann::ordered_json::object();
-  out["round"] = round.round;
-  out["strategy"] = round.strategy;
-  if (round.used_fallback) out["used_fallback"] = true;
-  out["clients"] = round.clients;
-  out["metrics"] = metrics_to_json(round.metrics);
-  out["probing_rebalance"] = {{"needed", round.probing_rebalance}, {"after_ms", round.probing_after_ms}};
-  out["balanced"] = round.balanced;
-  out["assign_ms"] = std::round(round.assign_ms * 1000) / 1000;
-  out["events"] = round.events;
-  out["at_ms"] = round.at_ms;
-  out["cause"] = round.cause;
-  out["revoked"] = round.revoked;
-  out["restoring_task_ms"] = optional_json(round.restoring_task_ms);
-  out["replayed_offsets"] = round.replayed_offsets;
-  out["restoring_copies"] = round.restoring_copies;
-  out["under_replicated_task_ms"] = round.under_replicated_task_ms;
-  out["standby_moves"] = round.standby_moves;
-  out["slowest_restore_ms"] = optional_json(round.slowest_restore_ms);
-  return out;
+void to_json(nlohmann::ordered_json& j, const SimulationRound& round) { record_json::write(j, round, kRoundFields); }
+void to_json(nlohmann::ordered_json& j, const SimulationSummary& summary) {
+  record_json::write(j, summary, kSummaryFields);
 }
-
-nlohmann::ordered_json summary_to_json(const SimulationSummary& summary) {
-  nlohmann::ordered_json out = nlohmann::ordered_json::object();
-  out["converged"] = summary.converged;
-  out["stalled"] = summary.stalled;
-  out["rounds"] = summary.rounds;
-  out["active_moves"] = summary.active_moves;
-  out["restore_offsets"] = summary.restore_offsets;
-  out["first_balanced_round"] = optional_json(summary.first_balanced_round);
-  out["warmups"] = summary.warmups;
-  out["probing_rounds"] = summary.probing_rounds;
-  out["strategy"] = summary.strategy;
-  out["time_to_balanced_ms"] = optional_json(summary.time_to_balanced_ms);
-  out["time_to_converged_ms"] = optional_json(summary.time_to_converged_ms);
-  out["restoring_task_ms"] = optional_json(summary.restoring_task_ms);
-  out["under_replicated_task_ms"] = summary.under_replicated_task_ms;
-  out["replayed_offsets"] = summary.replayed_offsets;
-  out["peak_restoring_copies"] = summary.peak_restoring_copies;
-  out["max_rounds_reached"] = summary.max_rounds_reached;
-  out["followup_rounds"] = summary.followup_rounds;
-  return out;
-}
-
-SimulationSummary summary_from_json(const nlohmann::json& j) {
-  SimulationSummary s;
-  auto opt64 = [&](const char* key) -> std::optional<std::int64_t> {
-    if (j.contains(key) && j[key].is_number()) return j[key].get<std::int64_t>();
-    return std::nullopt;
-  };
-  s.converged = j.value("converged", false);
-  s.stalled = j.value("stalled", false);
-  s.rounds = j.value("rounds", 0u);
-  s.active_moves = j.value("active_moves", std::uint64_t{0});
-  s.restore_offsets = j.value("restore_offsets", std::uint64_t{0});
-  if (j.contains("first_balanced_round") && j["first_balanced_round"].is_number())
-    s.first_balanced_round = j["first_balanced_round"].get<std::uint32_t>();
-  s.warmups = j.value("warmups", std::uint64_t{0});
-  s.probing_rounds = j.value("probing_rounds", 0u);
-  s.strategy = j.value("strategy", "");
-  s.time_to_balanced_ms = opt64("time_to_balanced_ms");
-  s.time_to_converged_ms = opt64("time_to_converged_ms");
-  s.restoring_task_ms = opt64("restoring_task_ms");
-  s.under_replicated_task_ms = j.value("under_replicated_task_ms", std::int64_t{0});
-  s.replayed_offsets = j.value("replayed_offsets", std::uint64_t{0});
-  s.peak_restoring_copies = j.value("peak_restoring_copies", std::uint64_t{0});
-  s.max_rounds_reached = j.value("max_rounds_reached", false);
-  s.followup_rounds = j.value("followup_rounds", 0u);
-  return s;
-}
+void from_json(const nlohmann::json& j, SimulationSummary& summary) { record_json::read(j, summary, kSummaryFields); }
 
 }  // namespace assignor::host

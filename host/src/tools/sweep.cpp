@@ -191,7 +191,7 @@ Sweep run_sweep(const PluginRegistry& registry, const SweepSpec& spec, const Swe
     const QuietLog quiet;  // a thousand runs would repeat every warning (stalls are in the summaries)
     try {
       const SimulationResult r = simulate(registry, plain, cached->second, simulation);
-      j["summary"] = summary_to_json(r.summary);
+      j["summary"] = nlohmann::ordered_json(r.summary);
     } catch (const AssignmentFailed& e) {
       j["error"] = e.what();
     }
@@ -205,7 +205,7 @@ Sweep run_sweep(const PluginRegistry& registry, const SweepSpec& spec, const Swe
     SweepRun run;
     run.combination = j["combination"].get<std::size_t>();
     run.scenario = j["scenario"].get<std::size_t>();
-    if (j.contains("summary")) run.summary = summary_from_json(j["summary"]);
+    if (j.contains("summary")) run.summary = j["summary"].get<SimulationSummary>();
     if (j.contains("error")) run.error = j["error"].get<std::string>();
     out.runs.push_back(std::move(run));
   }
@@ -223,7 +223,7 @@ nlohmann::ordered_json sweep_json(const Sweep& s) {
     j["scenario"] = s.scenarios[r.scenario];
     for (std::size_t k = 0; k < s.keys.size(); ++k) j[s.keys[k]] = s.combinations[r.combination][k];
     j["combination"] = r.combination;
-    j["summary"] = r.summary ? summary_to_json(*r.summary) : nlohmann::ordered_json(nullptr);
+    j["summary"] = r.summary ? nlohmann::ordered_json(*r.summary) : nlohmann::ordered_json(nullptr);
     j["error"] = r.error.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(r.error);
     runs.push_back(std::move(j));
   }
@@ -249,7 +249,7 @@ std::optional<SweepShard> shard_label(std::string_view text) {
 }
 
 // The summary line of simulate, checked field by field (simulation.hpp, SimulationSummary): types
-// and ranges, with the place of each. Unknown keys are left to summary_from_json.
+// and ranges, with the place of each. Unknown keys are left to its from_json.
 void check_summary(const detail::FieldReader& r, const detail::Node& node, const std::string& place,
                    std::uint32_t max_rounds) {
   using detail::Node;
@@ -378,7 +378,7 @@ Sweep read_sweep_json(std::string_view text, const std::string& source) {
       r.fail_at(runs[i], place, "expected a summary or an error (one of them, the other null)");
     if (has_summary) {
       check_summary(r, f.value(2), place + ".summary", max_rounds);
-      run.summary = summary_from_json(json["runs"][i]["summary"]);
+      run.summary = json["runs"][i]["summary"].get<SimulationSummary>();
     } else {
       run.error = r.string(f.value(3), place + ".error", true);
     }

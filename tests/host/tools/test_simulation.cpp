@@ -305,7 +305,7 @@ TEST_F(Simulation, AnUnbalancedAssignmentThatRepeatsWithoutProbingStalls) {
   EXPECT_TRUE(r.summary.stalled);
   EXPECT_EQ(r.summary.rounds, 2u);
   EXPECT_FALSE(r.summary.first_balanced_round);
-  EXPECT_EQ(summary_to_json(r.summary).dump(),
+  EXPECT_EQ(nlohmann::ordered_json(r.summary).dump(),
             R"({"converged":false,"stalled":true,"rounds":2,"active_moves":0,"restore_offsets":0,)"
             R"("first_balanced_round":null,"warmups":0,"probing_rounds":0,"strategy":"test_trivial_valid",)"
             R"("time_to_balanced_ms":null,"time_to_converged_ms":null,"restoring_task_ms":null,)"
@@ -364,7 +364,7 @@ TEST_F(Simulation, TimeModelByHand_EventsRebalanceAtOnceAndRestoringIsCountedUnt
   EXPECT_FALSE(r.summary.time_to_balanced_ms);
   EXPECT_FALSE(r.summary.time_to_converged_ms);
   EXPECT_EQ(reported(r.final_state, "a", "0_0"), kRunningOffsetSum);  // 600 s after round 4: done
-  const auto line = nlohmann::json::parse(round_to_json(r.rounds[2]).dump());
+  const auto line = nlohmann::json::parse(nlohmann::ordered_json(r.rounds[2]).dump());
   EXPECT_EQ(line["at_ms"], 15000);
   EXPECT_EQ(line["restoring_task_ms"], 900000);
 }
@@ -492,14 +492,14 @@ TEST_F(Simulation, RoundsAreStreamedAndSerialised) {
   ASSERT_EQ(seen.size(), r.rounds.size());
   for (std::size_t i = 0; i < seen.size(); ++i) EXPECT_EQ(seen[i], i + 1);
 
-  const auto line = nlohmann::json::parse(round_to_json(r.rounds[1]).dump());
+  const auto line = nlohmann::json::parse(nlohmann::ordered_json(r.rounds[1]).dump());
   EXPECT_EQ(line["round"], 2);
   EXPECT_EQ(line["clients"], 2);
   EXPECT_TRUE(line["metrics"].contains("active_moves"));
   EXPECT_TRUE(line["metrics"].contains("warmups"));
   EXPECT_TRUE(line["probing_rebalance"]["needed"].is_boolean());
   EXPECT_TRUE(line["balanced"].is_boolean());
-  const auto summary = nlohmann::json::parse(summary_to_json(r.summary).dump());
+  const auto summary = nlohmann::json::parse(nlohmann::ordered_json(r.summary).dump());
   for (const char* key : {"converged", "stalled", "rounds", "active_moves", "restore_offsets", "first_balanced_round"})
     EXPECT_TRUE(summary.contains(key)) << key;
 }

@@ -17,6 +17,16 @@
 #include "assignor/threads.hpp"
 #include "assignor/validation.hpp"
 
+namespace assignor {
+
+// The metrics of DESIGN 4.5 as JSON, keys in its order (record_json.hpp): `ordered_json j = metrics;`
+// and back, for results that cross a process boundary (compare --jobs): `j.get<Metrics>()`, a
+// missing key keeping its default. ordered_json keeps the order, so the output is stable and readable.
+void to_json(nlohmann::ordered_json& j, const Metrics& metrics);
+void from_json(const nlohmann::json& j, Metrics& metrics);
+
+}  // namespace assignor
+
 namespace assignor::host {
 
 struct AssignmentReport {
@@ -29,12 +39,9 @@ struct AssignmentReport {
   std::optional<ThreadDistribution> threads;  // per-thread split of each client's tasks
 };
 
-// ordered_json: keys keep the order of DESIGN 4.4 / 4.5 and clients keep cluster order (by id), so
-// the output is stable and readable.
-nlohmann::ordered_json metrics_to_json(const Metrics& metrics);
-// The inverse, for results that cross a process boundary (compare --jobs, sweep shards): every
-// field metrics_to_json() writes; missing fields keep their defaults.
-Metrics metrics_from_json(const nlohmann::json& json);
+// {"needed": ..., "after_ms": ...}: the probing decision as the assignment JSON (DESIGN 4.4), the
+// rounds of simulate and compare's rows write it.
+nlohmann::ordered_json probing_json(bool needed, std::int64_t after_ms);
 // JSON for people and machines: objects indented one key per line, arrays of scalars (task lists)
 // on one line, so a 100k-task assignment stays readable and compact. Ends with a newline.
 std::string pretty_json(const nlohmann::ordered_json& value);

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "assignor/assignment.hpp"
 #include "assignor/model.hpp"
 #include "assignor/settings.hpp"
@@ -58,6 +60,10 @@ struct ImportedRebalance {
   std::string warmups_told_apart;  // "none", "by replaying high_availability", "by lag"
   std::vector<std::string> notes;
 };
+// A rebalance's entry in index.json (record_json.hpp): `ordered_json j = rebalance;`, and back by
+// `j.get<ImportedRebalance>()`, a missing key keeping its default (read_import_index checks the name).
+void to_json(nlohmann::ordered_json& j, const ImportedRebalance& rebalance);
+void from_json(const nlohmann::json& j, ImportedRebalance& rebalance);
 
 struct ImportResult {
   std::vector<ImportedRebalance> rebalances;  // in time order (then file order, then line)

@@ -84,6 +84,13 @@ struct ScenarioComparison {
   std::vector<CompareRow> rows;  // one per strategy, in the order asked
 };
 
+// A row as compare --format json writes it (docs/formats.md; record_json.hpp): `ordered_json j =
+// row;`, the figures null unless the status is ok, assign_ms to the nanosecond, the simulation and
+// its error only when the row was simulated. Read back by `j.get<CompareRow>()`: the worker
+// processes send their rows so.
+void to_json(nlohmann::ordered_json& j, const CompareRow& row);
+void from_json(const nlohmann::json& j, CompareRow& row);
+
 struct Comparison {
   std::uint32_t runs = 0;
   bool simulated = false;  // rows carry simulations (CompareOptions::simulation)
@@ -91,6 +98,10 @@ struct Comparison {
   std::vector<ScenarioComparison> scenarios;
   bool all_ok() const noexcept;
 };
+
+// compare --format json (docs/formats.md): `ordered_json j = comparison;`, each scenario with its rows.
+void to_json(nlohmann::ordered_json& j, const ScenarioComparison& scenario);
+void to_json(nlohmann::ordered_json& j, const Comparison& comparison);
 
 struct CompareOptions {
   std::vector<std::string> strategies;  // empty: every loaded plugin, by name

@@ -102,6 +102,10 @@ struct InTimeStep {
   std::uint64_t active_moves = 0, warmups = 0;
   std::vector<std::string> events;
 };
+// A step of a path in replay --in-time's JSON (record_json.hpp): `ordered_json j = step;`, and back
+// (the runs cross from worker processes): `j.get<InTimeStep>()`.
+void to_json(nlohmann::ordered_json& j, const InTimeStep& step);
+void from_json(const nlohmann::json& j, InTimeStep& step);
 
 struct InTimeRun {
   std::string strategy;

@@ -188,10 +188,11 @@ bool is_converged(const Metrics& metrics, bool probing_rebalance) noexcept;
 SimulationResult simulate(const PluginRegistry& registry, const Config& config, Cluster cluster,
                           const SimulationOptions& options);
 
-// One JSON line per round and the summary line (DESIGN 4.6), compact.
-nlohmann::ordered_json round_to_json(const SimulationRound& round);
-nlohmann::ordered_json summary_to_json(const SimulationSummary& summary);
-// The inverse (results crossing a process boundary: compare --jobs, sweep).
-SimulationSummary summary_from_json(const nlohmann::json& json);
+// A round's JSON line and the summary line (DESIGN 4.6), keys in its order (record_json.hpp):
+// `ordered_json j = round;`. The summary back (results crossing a process boundary: compare --jobs,
+// sweep): `j.get<SimulationSummary>()`, a missing key keeping its default.
+void to_json(nlohmann::ordered_json& j, const SimulationRound& round);
+void to_json(nlohmann::ordered_json& j, const SimulationSummary& summary);
+void from_json(const nlohmann::json& j, SimulationSummary& summary);
 
 }  // namespace assignor::host
